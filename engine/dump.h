@@ -1,0 +1,30 @@
+// Dumping one graph: options checked, compatibility rewrites applied to a copy,
+// names decided, then the format writer plans and emits the bytes (spec §6).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/dump_options.h"
+#include "engine/dump_result.h"
+#include "formats/serialized.h"
+#include "ir/graph.h"
+
+namespace mgedump::engine {
+
+struct Dumped {
+    formats::Serialized bytes;
+    DumpResult result;
+};
+
+// Dumps g.outputs with their current var names. Throws OptionError, GraphError
+// or LimitError; never writes anything on error.
+Dumped dump_graph(const ir::Graph& g, const DumpOptions& options);
+
+// MegEngine's dict form: each var is renamed to its key before dumping, in the
+// order given; two names for one var is an error.
+Dumped dump_graph(const ir::Graph& g, const std::vector<std::pair<std::string, ir::VarId>>& named_outputs,
+                  const DumpOptions& options);
+
+}  // namespace mgedump::engine

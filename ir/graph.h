@@ -1,0 +1,112 @@
+// A computing graph as struct-of-arrays tables: operators, vars and tensors are
+// rows addressed by small typed ids; variable-length things (inputs, params,
+// comp nodes, shapes, blobs) are flat columns addressed by Ranges (CSR).
+//
+// Operators are created in topological order by the builder and by loaders;
+// passes append new operators and redirect consumers, leaving replaced ones
+// unreachable (dump order only walks what the outputs reach).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ir/blobs.h"
+#include "ir/dtype.h"
+#include "ir/ids.h"
+#include "ir/param_schema.h"
+#include "ir/strings.h"
+
+namespace mgedump::ir {
+
+// MegEngine's TensorWriteMethod: how a tensor is stored and named (spec §6.6).
+enum class TensorMethod : uint8_t {
+    MetaInput,       // graph input, no value
+    ValueInput,      // graph input with a default value
+    ValueShared,     // parameter; named only with keep_param_name
+    ValueAnonymous,  // constant; never named
+};
+
+inline constexpr uint8_t kVarVolatile = 1;  // var gets no id and cannot be referenced
+
+struct OprTable {
+    std::vector<OpTypeId> type;
+    std::vector<StrId> name;          // invalid = unnamed
+    std::vector<int32_t> priority;
+    std::vector<Range> comp_nodes;    // into Graph::opr_comp_nodes; empty = not set explicitly
+    std::vector<DType> output_dtype;  // invalid = not set
+    std::vector<Range> params;        // into Graph::params, in write order
+    std::vector<Range> inputs;        // into Graph::opr_inputs
+    std::vector<Range> outputs;       // consecutive VarIds
+    std::vector<Range> tensors;       // consecutive TensorIds
+    std::vector<Range> blobs;         // into Graph::opr_blobs (v1 `blobs`, v2 `custom_data`)
+
+    size_t size() const { return type.size(); }
+};
+
+struct VarTable {
+    std::vector<StrId> name;
+    std::vector<DType> dtype;  // invalid = unknown
+    std::vector<Range> shape;  // into Graph::dims; empty = unknown
+    std::vector<OprId> owner;
+    std::vector<uint8_t> flags;
+    // The id recorded as OutputVar.original_id when the var is a graph output; a
+    // loaded graph keeps the file's, a built graph uses the var's own index.
+    std::vector<uint32_t> original_id;
+
+    size_t size() const { return owner.size(); }
+};
+
+struct TensorTable {
+    std::vector<StrId> name;  // invalid = anonymous
+    std::vector<DType> dtype;
+    std::vector<Range> shape;  // into Graph::dims
+    std::vector<StrId> comp_node;
+    std::vector<TensorMethod> method;
+    std::vector<BlobId> blob;           // invalid = no value (META_INPUT)
+    std::vector<uint8_t> format_type;   // FBS_V2 TensorFormat union type; 1 = default
+
+    size_t size() const { return method.size(); }
+};
+
+struct Graph {
+    StringTable strings;
+    BlobStore blobs;
+    OprTable oprs;
+    VarTable vars;
+    TensorTable tensors;
+
+    std::vector<VarId> opr_inputs;
+    std::vector<ParamValue> params;
+    std::vector<StrId> opr_comp_nodes;
+    std::vector<BlobId> opr_blobs;
+    std::vector<uint32_t> dims;
+
+    // The requested outputs, in order; a var may appear twice.
+    std::vector<VarId> outputs;
+
+    std::span<const VarId> inputs_of(OprId o) const { return slice(opr_inputs, oprs.inputs[o.value]); }
+    std::span<const ParamValue> params_of(OprId o) const { return slice(params, oprs.params[o.value]); }
+    std::span<const StrId> comp_nodes_of(OprId o) const { return slice(opr_comp_nodes, oprs.comp_nodes[o.value]); }
+    std::span<const BlobId> blobs_of(OprId o) const { return slice(opr_blobs, oprs.blobs[o.value]); }
+    std::span<const uint32_t> var_shape(VarId v) const { return slice(dims, vars.shape[v.value]); }
+    std::span<const uint32_t> tensor_shape(TensorId t) const { return slice(dims, tensors.shape[t.value]); }
+    VarId output_var(OprId o, uint32_t k) const { return VarId(oprs.outputs[o.value].begin + k); }
+    std::string_view str(StrId id) const { return strings.view(id); }
+
+    Range add_dims(std::span<const uint32_t> shape);
+
+    // Every use of `from` as an operator input or graph output now uses `to`.
+    void redirect(VarId from, VarId to);
+
+private:
+    template <class T>
+    static std::span<const T> slice(const std::vector<T>& v, Range r) {
+        return std::span<const T>(v.data() + r.begin, r.count);
+    }
+};
+
+// Element count of a shape (1 for a scalar shape []).
+uint64_t element_count(std::span<const uint32_t> shape);
+
+}  // namespace mgedump::ir

@@ -1,0 +1,20 @@
+// Structural checks of a graph before anything is written: every message names
+// the operator (ir/describe.h) and what is wrong with it.
+#pragma once
+
+#include "ir/graph.h"
+
+namespace mgedump::ir {
+
+struct ValidateOptions {
+    // Distinct output vars must have distinct names (MegEngine skips this check
+    // when var names are not kept, keep_var_name = 0).
+    bool unique_output_names = true;
+};
+
+// Throws GraphError: no outputs, dangling ids, cycles, wrong input counts, param
+// tables that do not match the operator, tensors that do not match their dtype
+// and shape, volatile outputs, duplicate output or input names.
+void validate(const Graph& g, const ValidateOptions& options);
+
+}  // namespace mgedump::ir
