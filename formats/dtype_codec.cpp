@@ -48,7 +48,8 @@ flatbuffers::Offset<void> encode_dtype(flatbuffers::FlatBufferBuilder& fbb, cons
 ir::DType decode_dtype(const flatbuffers::Table* t) {
     if (!t) return ir::DType::none();
     const auto type = t->GetField<int8_t>(kTypeSlot, 0);
-    if (!known_dtype(type)) throw FormatError(fmt::format("DType table has unknown DTypeEnum value {}", type));
+    if (!known_dtype(type))
+        throw FormatError(fmt::format("DType table has unknown DTypeEnum value {}", type));
     ir::DType out = ir::DType::of(static_cast<ir::DTypeEnum>(type));
     if (!ir::dtype_is_quantized(out.type)) return out;
     const auto* param = t->GetPointer<const flatbuffers::Table*>(kParamSlot);

@@ -2,9 +2,9 @@
 // vocabulary (ir/param_schema.h), plus the union indices that name the tables on the wire.
 #pragma once
 
-#include <cstdint>
-
 #include <flatbuffers/flatbuffers.h>
+
+#include <cstdint>
 
 #include "ir/param_schema.h"
 

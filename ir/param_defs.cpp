@@ -1,11 +1,11 @@
 // Lookups over the param vocabulary and the one-time parse of its default texts.
+#include <fmt/format.h>
+
 #include <charconv>
 #include <string>
 #include <system_error>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "ir/error.h"
 #include "ir/param_defs_data.h"
@@ -40,7 +40,8 @@ int64_t parse_enum_default(const ParamTableDesc& table, const FieldDesc& field) 
     if (const EnumMember* m = find_enum_member(*e, field.default_text)) return m->value;
     // Bit-flag enums state their default as a number (ExecutionPolicy.strategy = 1).
     uint32_t v = 0;
-    if (!parse_number(field.default_text, v)) bad_default(table, field, fmt::format("is not a member of {}", e->name));
+    if (!parse_number(field.default_text, v))
+        bad_default(table, field, fmt::format("is not a member of {}", e->name));
     uint32_t known = 0;
     for (const EnumMember& m : e->members) known |= m.value;
     bool ok = e->bit_flags ? (v & ~known) == 0 : find_enum_member(*e, v) != nullptr;
@@ -51,7 +52,8 @@ int64_t parse_enum_default(const ParamTableDesc& table, const FieldDesc& field) 
 FieldValue parse_default(const ParamTableDesc& table, const FieldDesc& field) {
     auto number = [&]<class T>(T) -> T {
         T v{};
-        if (!parse_number(field.default_text, v)) bad_default(table, field, "is not a valid number of its type");
+        if (!parse_number(field.default_text, v))
+            bad_default(table, field, "is not a valid number of its type");
         return v;
     };
     auto no_default = [&] {
@@ -62,26 +64,45 @@ FieldValue parse_default(const ParamTableDesc& table, const FieldDesc& field) {
             if (field.default_text.empty() || field.default_text == "false") return int64_t{0};
             if (field.default_text == "true") return int64_t{1};
             bad_default(table, field, "is not true or false");
-        case FieldType::Int8: return int64_t{number(int8_t{})};
-        case FieldType::UInt8: return int64_t{number(uint8_t{})};
-        case FieldType::Int32: return int64_t{number(int32_t{})};
-        case FieldType::UInt32: return int64_t{number(uint32_t{})};
-        case FieldType::Int64: return int64_t{number(int64_t{})};
-        case FieldType::UInt64: return uint64_t{number(uint64_t{})};
-        case FieldType::Float32: return double{number(float{})};
-        case FieldType::Float64: return double{number(double{})};
-        case FieldType::Enum: return parse_enum_default(table, field);
+        case FieldType::Int8:
+            return int64_t{number(int8_t{})};
+        case FieldType::UInt8:
+            return int64_t{number(uint8_t{})};
+        case FieldType::Int32:
+            return int64_t{number(int32_t{})};
+        case FieldType::UInt32:
+            return int64_t{number(uint32_t{})};
+        case FieldType::Int64:
+            return int64_t{number(int64_t{})};
+        case FieldType::UInt64:
+            return uint64_t{number(uint64_t{})};
+        case FieldType::Float32:
+            return double{number(float{})};
+        case FieldType::Float64:
+            return double{number(double{})};
+        case FieldType::Enum:
+            return parse_enum_default(table, field);
         case FieldType::DTypeEnum: {
             if (field.default_text.empty()) return int64_t{0};
             auto t = dtype_from_name(field.default_text);
             if (!t) bad_default(table, field, "is not a dtype name");
             return int64_t{static_cast<int8_t>(*t)};
         }
-        case FieldType::DTypeScalar: no_default(); return DTypeScalar{};
-        case FieldType::Int32Vector: no_default(); return std::vector<int32_t>{};
-        case FieldType::AxisDescVector: no_default(); return std::vector<AxisDesc>{};
-        case FieldType::IndexDescMaskVector: no_default(); return std::vector<IndexDescMaskItem>{};
-        case FieldType::DTypeTable: no_default(); return DType::of(DTypeEnum::Float32);
+        case FieldType::DTypeScalar:
+            no_default();
+            return DTypeScalar{};
+        case FieldType::Int32Vector:
+            no_default();
+            return std::vector<int32_t>{};
+        case FieldType::AxisDescVector:
+            no_default();
+            return std::vector<AxisDesc>{};
+        case FieldType::IndexDescMaskVector:
+            no_default();
+            return std::vector<IndexDescMaskItem>{};
+        case FieldType::DTypeTable:
+            no_default();
+            return DType::of(DTypeEnum::Float32);
     }
     bad_default(table, field, fmt::format("has unknown field type {}", static_cast<int>(field.type)));
 }

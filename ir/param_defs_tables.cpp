@@ -9,191 +9,442 @@ namespace mgedump::ir::detail {
 namespace {
 
 constexpr EnumMember kArgsortOrderMembers[] = {
-    {"ASCENDING", 0}, {"DESCENDING", 1},
+    {"ASCENDING", 0},
+    {"DESCENDING", 1},
 };
 constexpr EnumMember kBNFwdModeMembers[] = {
-    {"TRAINING", 0}, {"INFERENCE", 1},
+    {"TRAINING", 0},
+    {"INFERENCE", 1},
 };
 constexpr EnumMember kBNParamDimMembers[] = {
-    {"DIM_11HW", 0}, {"DIM_1CHW", 1}, {"DIM_1C11", 2}, {"DIM_111C", 3},
+    {"DIM_11HW", 0},
+    {"DIM_1CHW", 1},
+    {"DIM_1C11", 2},
+    {"DIM_111C", 3},
 };
 constexpr EnumMember kCollectiveCommModeMembers[] = {
-    {"REDUCE_SUM", 0}, {"BROADCAST", 1}, {"ALL_GATHER", 2}, {"REDUCE_SCATTER_SUM", 3}, {"ALL_REDUCE_SUM", 4},
-    {"ALL_REDUCE_MAX", 5}, {"ALL_REDUCE_MIN", 6}, {"ALL_REDUCE_PROD", 7}, {"GATHER", 8}, {"SCATTER", 9},
-    {"ALL_TO_ALL", 10},
+    {"REDUCE_SUM", 0},     {"BROADCAST", 1},      {"ALL_GATHER", 2},     {"REDUCE_SCATTER_SUM", 3},
+    {"ALL_REDUCE_SUM", 4}, {"ALL_REDUCE_MAX", 5}, {"ALL_REDUCE_MIN", 6}, {"ALL_REDUCE_PROD", 7},
+    {"GATHER", 8},         {"SCATTER", 9},        {"ALL_TO_ALL", 10},
 };
 constexpr EnumMember kCondExecMarkGradModeMembers[] = {
-    {"SUM", 0}, {"SUM_COND_OUT", 1},
+    {"SUM", 0},
+    {"SUM_COND_OUT", 1},
 };
 constexpr EnumMember kCondExecMarkStaticInferMembers[] = {
-    {"SHAPE_VALUE", 0}, {"SHAPE_ONLY", 1}, {"NONE", 2},
+    {"SHAPE_VALUE", 0},
+    {"SHAPE_ONLY", 1},
+    {"NONE", 2},
 };
 constexpr EnumMember kCondExecMergeModeMembers[] = {
-    {"EXACT_ONE", 0}, {"EXACT_ONE_SAME_SHAPE", 1}, {"SUM", 2}, {"SUM_COND_OUT", 3},
+    {"EXACT_ONE", 0},
+    {"EXACT_ONE_SAME_SHAPE", 1},
+    {"SUM", 2},
+    {"SUM_COND_OUT", 3},
 };
 constexpr EnumMember kCondExecPredLogicalModeMembers[] = {
     {"OR", 0}, {"AND", 1}, {"XOR", 2}, {"NOR", 3}, {"NAND", 4}, {"XNOR", 5},
 };
 constexpr EnumMember kCondExecPredModeMembers[] = {
-    {"CASE", 0}, {"CASE_FALLBACK", 1}, {"PIECEWISE", 2},
+    {"CASE", 0},
+    {"CASE_FALLBACK", 1},
+    {"PIECEWISE", 2},
 };
 constexpr EnumMember kCondTakeModeMembers[] = {
     {"EQ", 0}, {"NEQ", 1}, {"LT", 2}, {"LEQ", 3}, {"GT", 4}, {"GEQ", 5},
 };
 constexpr EnumMember kConv3DBiasNonlineModeMembers[] = {
-    {"IDENTITY", 0}, {"RELU", 1}, {"SIGMOID", 2},
+    {"IDENTITY", 0},
+    {"RELU", 1},
+    {"SIGMOID", 2},
 };
 constexpr EnumMember kConvBiasV0NonlineModeMembers[] = {
-    {"IDENTITY", 0}, {"RELU", 1}, {"SIGMOID", 2}, {"H_SWISH", 3},
+    {"IDENTITY", 0},
+    {"RELU", 1},
+    {"SIGMOID", 2},
+    {"H_SWISH", 3},
 };
 constexpr EnumMember kConvPoolingMethodMembers[] = {
-    {"WITH_TEXTURE_OBJ", 0}, {"WITH_SHARED_MEM", 1},
+    {"WITH_TEXTURE_OBJ", 0},
+    {"WITH_SHARED_MEM", 1},
 };
 constexpr EnumMember kConvPoolingNonlineModeMembers[] = {
-    {"IDENTITY", 0}, {"RELU", 1}, {"SIGMOID", 2},
+    {"IDENTITY", 0},
+    {"RELU", 1},
+    {"SIGMOID", 2},
 };
 constexpr EnumMember kConvPoolingPoolModeMembers[] = {
-    {"AVERAGE", 0}, {"MAX_", 1},
+    {"AVERAGE", 0},
+    {"MAX_", 1},
 };
 constexpr EnumMember kConvolution3DDataTypeMembers[] = {
-    {"FLOAT", 0}, {"FLOAT_IO16xC32", 1},
+    {"FLOAT", 0},
+    {"FLOAT_IO16xC32", 1},
 };
 constexpr EnumMember kConvolution3DFormatMembers[] = {
-    {"NCDHW", 0}, {"NDHWC", 1},
+    {"NCDHW", 0},
+    {"NDHWC", 1},
 };
 constexpr EnumMember kConvolution3DModeMembers[] = {
-    {"CROSS_CORRELATION", 0}, {"CONVOLUTION", 1},
+    {"CROSS_CORRELATION", 0},
+    {"CONVOLUTION", 1},
 };
 constexpr EnumMember kConvolution3DSparseMembers[] = {
-    {"DENSE", 0}, {"GROUP", 1},
+    {"DENSE", 0},
+    {"GROUP", 1},
 };
 constexpr EnumMember kConvolutionFormatMembers[] = {
-    {"NCHW", 0}, {"NHWC", 1}, {"NHWCD4", 2}, {"NCHW4", 3}, {"NCHW8", 4}, {"NCHW32", 5}, {"NCHW88", 6},
-    {"NCHW44", 7}, {"NCHW44_DOT", 8}, {"NCHW4_NCHW32", 9}, {"NCHW32_NCHW4", 10}, {"NCHW4_NCHW", 11},
-    {"NHWC_NCHW", 12}, {"NHWC_NCHW4_IC_SMALL", 13}, {"NCHW_NCHW4_IC_SMALL", 14}, {"CHWN4", 15},
-    {"NCHW64", 16}, {"NCHW4_NHWC", 17},
+    {"NCHW", 0},
+    {"NHWC", 1},
+    {"NHWCD4", 2},
+    {"NCHW4", 3},
+    {"NCHW8", 4},
+    {"NCHW32", 5},
+    {"NCHW88", 6},
+    {"NCHW44", 7},
+    {"NCHW44_DOT", 8},
+    {"NCHW4_NCHW32", 9},
+    {"NCHW32_NCHW4", 10},
+    {"NCHW4_NCHW", 11},
+    {"NHWC_NCHW", 12},
+    {"NHWC_NCHW4_IC_SMALL", 13},
+    {"NCHW_NCHW4_IC_SMALL", 14},
+    {"CHWN4", 15},
+    {"NCHW64", 16},
+    {"NCHW4_NHWC", 17},
 };
 constexpr EnumMember kConvolutionV0FormatMembers[] = {
-    {"NCHW", 0}, {"NHWC", 1}, {"NHWCD4", 2}, {"NCHW4", 3}, {"NCHW8", 4}, {"NCHW32", 5}, {"NCHW88", 6},
-    {"NCHW44", 7}, {"NCHW44_DOT", 8}, {"NCHW_WINOGRAD", 9}, {"NCHW88_WINOGRAD", 10}, {"NCHW44_WINOGRAD", 11},
-    {"NCHW4_NCHW32", 12}, {"NCHW32_NCHW4", 13}, {"NCHW4_NCHW", 14}, {"NHWC_NCHW", 15},
-    {"NHWC_NCHW4_IC_SMALL", 16}, {"NCHW_NCHW4_IC_SMALL", 17}, {"CHWN4", 18}, {"NCHW4_NHWC", 19},
+    {"NCHW", 0},
+    {"NHWC", 1},
+    {"NHWCD4", 2},
+    {"NCHW4", 3},
+    {"NCHW8", 4},
+    {"NCHW32", 5},
+    {"NCHW88", 6},
+    {"NCHW44", 7},
+    {"NCHW44_DOT", 8},
+    {"NCHW_WINOGRAD", 9},
+    {"NCHW88_WINOGRAD", 10},
+    {"NCHW44_WINOGRAD", 11},
+    {"NCHW4_NCHW32", 12},
+    {"NCHW32_NCHW4", 13},
+    {"NCHW4_NCHW", 14},
+    {"NHWC_NCHW", 15},
+    {"NHWC_NCHW4_IC_SMALL", 16},
+    {"NCHW_NCHW4_IC_SMALL", 17},
+    {"CHWN4", 18},
+    {"NCHW4_NHWC", 19},
 };
 constexpr EnumMember kConvolutionV0ModeMembers[] = {
-    {"CROSS_CORRELATION", 0}, {"CONVOLUTION", 1},
+    {"CROSS_CORRELATION", 0},
+    {"CONVOLUTION", 1},
 };
 constexpr EnumMember kConvolutionV0SparseMembers[] = {
-    {"DENSE", 0}, {"GROUP", 1},
+    {"DENSE", 0},
+    {"GROUP", 1},
 };
 constexpr EnumMember kConvolutionV1ComputeModeMembers[] = {
-    {"DEFAULT", 0}, {"FLOAT32", 1},
+    {"DEFAULT", 0},
+    {"FLOAT32", 1},
 };
 constexpr EnumMember kCvtColorModeMembers[] = {
-    {"RGB2GRAY", 0}, {"RGB2YUV", 1}, {"YUV2RGB", 2}, {"GRAY2RGB", 3}, {"RGBA2RGB", 4}, {"RGBA2BGR", 5},
-    {"RGBA2GRAY", 6}, {"RGB2BGR", 7}, {"BGR2GRAY", 8}, {"BGR2RGB", 9}, {"YUV2GRAY_NV21", 10},
-    {"YUV2RGB_NV21", 11}, {"YUV2BGR_NV21", 12}, {"YUV2GRAY_NV12", 13}, {"YUV2RGB_NV12", 14},
-    {"YUV2BGR_NV12", 15}, {"YUV2GRAY_YV12", 16}, {"YUV2RGB_YV12", 17}, {"YUV2BGR_YV12", 18},
-    {"YUV2GRAY_YU12", 19}, {"YUV2RGB_YU12", 20}, {"YUV2BGR_YU12", 21}, {"YCrCb2RGB", 22}, {"YCrCb2BGR", 23},
-    {"BT601_YUV2RGB_NV21", 24}, {"BT601_YUV2BGR_NV21", 25}, {"BT601_YUV2RGB_NV12", 26},
-    {"BT601_YUV2BGR_NV12", 27}, {"BT601_YUV2RGB_YV12", 28}, {"BT601_YUV2BGR_YV12", 29},
-    {"BT601_YUV2RGB_YU12", 30}, {"BT601_YUV2BGR_YU12", 31},
+    {"RGB2GRAY", 0},
+    {"RGB2YUV", 1},
+    {"YUV2RGB", 2},
+    {"GRAY2RGB", 3},
+    {"RGBA2RGB", 4},
+    {"RGBA2BGR", 5},
+    {"RGBA2GRAY", 6},
+    {"RGB2BGR", 7},
+    {"BGR2GRAY", 8},
+    {"BGR2RGB", 9},
+    {"YUV2GRAY_NV21", 10},
+    {"YUV2RGB_NV21", 11},
+    {"YUV2BGR_NV21", 12},
+    {"YUV2GRAY_NV12", 13},
+    {"YUV2RGB_NV12", 14},
+    {"YUV2BGR_NV12", 15},
+    {"YUV2GRAY_YV12", 16},
+    {"YUV2RGB_YV12", 17},
+    {"YUV2BGR_YV12", 18},
+    {"YUV2GRAY_YU12", 19},
+    {"YUV2RGB_YU12", 20},
+    {"YUV2BGR_YU12", 21},
+    {"YCrCb2RGB", 22},
+    {"YCrCb2BGR", 23},
+    {"BT601_YUV2RGB_NV21", 24},
+    {"BT601_YUV2BGR_NV21", 25},
+    {"BT601_YUV2RGB_NV12", 26},
+    {"BT601_YUV2BGR_NV12", 27},
+    {"BT601_YUV2RGB_YV12", 28},
+    {"BT601_YUV2BGR_YV12", 29},
+    {"BT601_YUV2RGB_YU12", 30},
+    {"BT601_YUV2BGR_YU12", 31},
 };
 constexpr EnumMember kDTypeEnumMembers[] = {
-    {"Float32", 0}, {"Uint8", 1}, {"Int8", 2}, {"Int16", 3}, {"Int32", 4}, {"IntB1", 5}, {"IntB2", 6},
-    {"IntB4", 7}, {"Byte", 8}, {"Float16", 9}, {"UintB4", 10}, {"Quantized8Asymm", 11}, {"QuantizedS32", 12},
-    {"QuantizedS8", 13}, {"Quantized4Asymm", 14}, {"QuantizedS4", 15}, {"QuantizedS16", 16}, {"BFloat16", 17},
-    {"Bool", 18}, {"Uint16", 19}, {"QuantizedS1", 20}, {"Complex64", 21},
+    {"Float32", 0},       {"Uint8", 1},         {"Int8", 2},
+    {"Int16", 3},         {"Int32", 4},         {"IntB1", 5},
+    {"IntB2", 6},         {"IntB4", 7},         {"Byte", 8},
+    {"Float16", 9},       {"UintB4", 10},       {"Quantized8Asymm", 11},
+    {"QuantizedS32", 12}, {"QuantizedS8", 13},  {"Quantized4Asymm", 14},
+    {"QuantizedS4", 15},  {"QuantizedS16", 16}, {"BFloat16", 17},
+    {"Bool", 18},         {"Uint16", 19},       {"QuantizedS1", 20},
+    {"Complex64", 21},
 };
 constexpr EnumMember kDctChannelSelectV0FastImplMembers[] = {
-    {"NONE", 0}, {"FIX_32_MASK", 1},
+    {"NONE", 0},
+    {"FIX_32_MASK", 1},
 };
 constexpr EnumMember kElemwiseModeMembers[] = {
-    {"RELU", 0}, {"ABS", 1}, {"ACOS", 2}, {"ASIN", 3}, {"CEIL", 4}, {"COS", 5}, {"EXP", 6}, {"EXPM1", 7},
-    {"FLOOR", 8}, {"LOG", 9}, {"LOG1P", 10}, {"NEGATE", 11}, {"SIGMOID", 12}, {"SIN", 13}, {"TANH", 14},
-    {"ABS_GRAD", 15}, {"ADD", 16}, {"FLOOR_DIV", 17}, {"MAX_", 18}, {"MIN_", 19}, {"MOD", 20}, {"MUL", 21},
-    {"POW", 22}, {"SIGMOID_GRAD", 23}, {"SUB", 24}, {"SWITCH_GT0", 25}, {"TANH_GRAD", 26}, {"TRUE_DIV", 27},
-    {"LOG_SUM_EXP", 28}, {"LT", 29}, {"LEQ", 30}, {"EQ", 31}, {"SHL", 32}, {"SHR", 33}, {"COND_LEQ_MOV", 34},
-    {"FUSE_MUL_ADD3", 35}, {"FUSE_MUL_ADD4", 36}, {"FUSE_ADD_RELU", 37}, {"FUSE_ADD_SIGMOID", 38},
-    {"FUSE_ADD_TANH", 39}, {"FAST_TANH", 40}, {"FAST_TANH_GRAD", 41}, {"ROUND", 42}, {"RMULH", 43},
-    {"ATAN2", 44}, {"ERF", 45}, {"ERFINV", 46}, {"ERFC", 47}, {"ERFCINV", 48}, {"H_SWISH", 49},
-    {"H_SWISH_GRAD", 50}, {"FUSE_ADD_H_SWISH", 51}, {"NOT", 52}, {"AND", 53}, {"OR", 54}, {"XOR", 55},
-    {"SILU", 56}, {"SILU_GRAD", 57}, {"GELU", 58}, {"GELU_GRAD", 59}, {"COND_LT_MOV", 60}, {"NEQ", 61},
-    {"ISNAN", 62}, {"ISINF", 63}, {"SINH", 64}, {"COSH", 65}, {"ASINH", 66}, {"ACOSH", 67}, {"ATANH", 68},
-    {"TAN", 69}, {"ASINH_GRAD", 70}, {"ACOSH_GRAD", 71}, {"ATANH_GRAD", 72}, {"PRELU", 73}, {"CLIP", 74},
-    {"PRELU_GRAD", 75}, {"SOFTPLUS", 76}, {"SOFTPLUS_GRAD", 77}, {"RELU6", 78}, {"RELU6_GRAD", 79},
-    {"HSIGMOID", 80}, {"HSIGMOID_GRAD", 81}, {"LOGSIGMOID", 82}, {"SQRT", 83}, {"SQUARE", 84}, {"SIGN", 85},
+    {"RELU", 0},
+    {"ABS", 1},
+    {"ACOS", 2},
+    {"ASIN", 3},
+    {"CEIL", 4},
+    {"COS", 5},
+    {"EXP", 6},
+    {"EXPM1", 7},
+    {"FLOOR", 8},
+    {"LOG", 9},
+    {"LOG1P", 10},
+    {"NEGATE", 11},
+    {"SIGMOID", 12},
+    {"SIN", 13},
+    {"TANH", 14},
+    {"ABS_GRAD", 15},
+    {"ADD", 16},
+    {"FLOOR_DIV", 17},
+    {"MAX_", 18},
+    {"MIN_", 19},
+    {"MOD", 20},
+    {"MUL", 21},
+    {"POW", 22},
+    {"SIGMOID_GRAD", 23},
+    {"SUB", 24},
+    {"SWITCH_GT0", 25},
+    {"TANH_GRAD", 26},
+    {"TRUE_DIV", 27},
+    {"LOG_SUM_EXP", 28},
+    {"LT", 29},
+    {"LEQ", 30},
+    {"EQ", 31},
+    {"SHL", 32},
+    {"SHR", 33},
+    {"COND_LEQ_MOV", 34},
+    {"FUSE_MUL_ADD3", 35},
+    {"FUSE_MUL_ADD4", 36},
+    {"FUSE_ADD_RELU", 37},
+    {"FUSE_ADD_SIGMOID", 38},
+    {"FUSE_ADD_TANH", 39},
+    {"FAST_TANH", 40},
+    {"FAST_TANH_GRAD", 41},
+    {"ROUND", 42},
+    {"RMULH", 43},
+    {"ATAN2", 44},
+    {"ERF", 45},
+    {"ERFINV", 46},
+    {"ERFC", 47},
+    {"ERFCINV", 48},
+    {"H_SWISH", 49},
+    {"H_SWISH_GRAD", 50},
+    {"FUSE_ADD_H_SWISH", 51},
+    {"NOT", 52},
+    {"AND", 53},
+    {"OR", 54},
+    {"XOR", 55},
+    {"SILU", 56},
+    {"SILU_GRAD", 57},
+    {"GELU", 58},
+    {"GELU_GRAD", 59},
+    {"COND_LT_MOV", 60},
+    {"NEQ", 61},
+    {"ISNAN", 62},
+    {"ISINF", 63},
+    {"SINH", 64},
+    {"COSH", 65},
+    {"ASINH", 66},
+    {"ACOSH", 67},
+    {"ATANH", 68},
+    {"TAN", 69},
+    {"ASINH_GRAD", 70},
+    {"ACOSH_GRAD", 71},
+    {"ATANH_GRAD", 72},
+    {"PRELU", 73},
+    {"CLIP", 74},
+    {"PRELU_GRAD", 75},
+    {"SOFTPLUS", 76},
+    {"SOFTPLUS_GRAD", 77},
+    {"RELU6", 78},
+    {"RELU6_GRAD", 79},
+    {"HSIGMOID", 80},
+    {"HSIGMOID_GRAD", 81},
+    {"LOGSIGMOID", 82},
+    {"SQRT", 83},
+    {"SQUARE", 84},
+    {"SIGN", 85},
 };
 constexpr EnumMember kElemwiseMultiTypeModeMembers[] = {
-    {"FUSE_MUL_ADD3_INT16x32x32x32", 0}, {"FUSE_MUL_ADD3_IXxF32xF32xI8", 1},
-    {"ROUND_SHR_SATURATE_IXxI8xI8", 2}, {"FUSE_ADD_RMULH_ROUND_SHR_SATURATE_INT16x16x16x8", 3},
-    {"FUSE_ADD_RMULH_ROUND_SHR_SATURATE_INT32x32x32x8", 4}, {"ROUND_SHR_SATURATE_IXxI8xI16", 5}, {"QADD", 6},
-    {"QFUSE_ADD_RELU", 7}, {"QMUL", 8}, {"QMIN", 9}, {"QMAX", 10}, {"QSUB", 11}, {"QTRUE_DIV", 12},
-    {"QFUSE_ADD_SIGMOID", 13}, {"QFUSE_ADD_TANH", 14}, {"QRELU", 15}, {"QABS", 16}, {"QSIGMOID", 17},
-    {"QEXP", 18}, {"QTANH", 19}, {"QFUSE_MUL_ADD3", 20}, {"QFAST_TANH", 21}, {"QNEGATE", 22}, {"QACOS", 23},
-    {"QASIN", 24}, {"QCEIL", 25}, {"QCOS", 26}, {"QEXPM1", 27}, {"QFLOOR", 28}, {"QLOG", 29}, {"QLOG1P", 30},
-    {"QSIN", 31}, {"QROUND", 32}, {"QERF", 33}, {"QERFINV", 34}, {"QERFC", 35}, {"QERFCINV", 36},
-    {"QABS_GRAD", 37}, {"QFLOOR_DIV", 38}, {"QMOD", 39}, {"QSIGMOID_GRAD", 40}, {"QSWITCH_GT0", 41},
-    {"QTANH_GRAD", 42}, {"QLT", 43}, {"QLEQ", 44}, {"QEQ", 45}, {"QPOW", 46}, {"QLOG_SUM_EXP", 47},
-    {"QFAST_TANH_GRAD", 48}, {"QATAN2", 49}, {"QCOND_LEQ_MOV", 50}, {"QH_SWISH", 51},
-    {"QFUSE_ADD_H_SWISH", 52}, {"QH_SWISH_GRAD", 53}, {"FUSE_MUL_ADD3_INT16xF32xF32xF32", 54},
-    {"MUL_INT16xF32xF32", 55}, {"FUSE_MUL_ADD3_UINT8xF32xF32xF32", 56}, {"QCOND_LT_MOV", 57}, {"EQ", 58},
-    {"NEQ", 59}, {"LT", 60}, {"LEQ", 61}, {"ISNAN", 62}, {"ISINF", 63},
+    {"FUSE_MUL_ADD3_INT16x32x32x32", 0},
+    {"FUSE_MUL_ADD3_IXxF32xF32xI8", 1},
+    {"ROUND_SHR_SATURATE_IXxI8xI8", 2},
+    {"FUSE_ADD_RMULH_ROUND_SHR_SATURATE_INT16x16x16x8", 3},
+    {"FUSE_ADD_RMULH_ROUND_SHR_SATURATE_INT32x32x32x8", 4},
+    {"ROUND_SHR_SATURATE_IXxI8xI16", 5},
+    {"QADD", 6},
+    {"QFUSE_ADD_RELU", 7},
+    {"QMUL", 8},
+    {"QMIN", 9},
+    {"QMAX", 10},
+    {"QSUB", 11},
+    {"QTRUE_DIV", 12},
+    {"QFUSE_ADD_SIGMOID", 13},
+    {"QFUSE_ADD_TANH", 14},
+    {"QRELU", 15},
+    {"QABS", 16},
+    {"QSIGMOID", 17},
+    {"QEXP", 18},
+    {"QTANH", 19},
+    {"QFUSE_MUL_ADD3", 20},
+    {"QFAST_TANH", 21},
+    {"QNEGATE", 22},
+    {"QACOS", 23},
+    {"QASIN", 24},
+    {"QCEIL", 25},
+    {"QCOS", 26},
+    {"QEXPM1", 27},
+    {"QFLOOR", 28},
+    {"QLOG", 29},
+    {"QLOG1P", 30},
+    {"QSIN", 31},
+    {"QROUND", 32},
+    {"QERF", 33},
+    {"QERFINV", 34},
+    {"QERFC", 35},
+    {"QERFCINV", 36},
+    {"QABS_GRAD", 37},
+    {"QFLOOR_DIV", 38},
+    {"QMOD", 39},
+    {"QSIGMOID_GRAD", 40},
+    {"QSWITCH_GT0", 41},
+    {"QTANH_GRAD", 42},
+    {"QLT", 43},
+    {"QLEQ", 44},
+    {"QEQ", 45},
+    {"QPOW", 46},
+    {"QLOG_SUM_EXP", 47},
+    {"QFAST_TANH_GRAD", 48},
+    {"QATAN2", 49},
+    {"QCOND_LEQ_MOV", 50},
+    {"QH_SWISH", 51},
+    {"QFUSE_ADD_H_SWISH", 52},
+    {"QH_SWISH_GRAD", 53},
+    {"FUSE_MUL_ADD3_INT16xF32xF32xF32", 54},
+    {"MUL_INT16xF32xF32", 55},
+    {"FUSE_MUL_ADD3_UINT8xF32xF32xF32", 56},
+    {"QCOND_LT_MOV", 57},
+    {"EQ", 58},
+    {"NEQ", 59},
+    {"LT", 60},
+    {"LEQ", 61},
+    {"ISNAN", 62},
+    {"ISINF", 63},
 };
 constexpr EnumMember kExecutionPolicyStrategyMembers[] = {
-    {"HEURISTIC", 1}, {"PROFILE", 2}, {"REPRODUCIBLE", 4}, {"OPTIMIZED", 8},
+    {"HEURISTIC", 1},
+    {"PROFILE", 2},
+    {"REPRODUCIBLE", 4},
+    {"OPTIMIZED", 8},
 };
 constexpr EnumMember kMatrixMulFormatMembers[] = {
     {"DEFAULT", 0}, {"MK4", 1}, {"MK8", 2}, {"MK4_DOT", 3}, {"N32K4_DOT", 4},
 };
 constexpr EnumMember kMatrixMulV1ComputeModeMembers[] = {
-    {"DEFAULT", 0}, {"FLOAT32", 1},
+    {"DEFAULT", 0},
+    {"FLOAT32", 1},
 };
 constexpr EnumMember kMultiHeadAttnAttnMaskTypeMembers[] = {
-    {"NO_MASK", 0}, {"DEFAULT_MASK", 1}, {"CUDNN_STYLE_MASK", 2}, {"USER_DEFINED_MASK", 3},
+    {"NO_MASK", 0},
+    {"DEFAULT_MASK", 1},
+    {"CUDNN_STYLE_MASK", 2},
+    {"USER_DEFINED_MASK", 3},
 };
 constexpr EnumMember kMultiHeadAttnTensorCombinationTypeMembers[] = {
-    {"NONE", 0}, {"ONLY_MASK", 1}, {"ONLY_BIASKV", 2}, {"ALL", 3},
+    {"NONE", 0},
+    {"ONLY_MASK", 1},
+    {"ONLY_BIASKV", 2},
+    {"ALL", 3},
 };
 constexpr EnumMember kPaddingPaddingModeMembers[] = {
-    {"REPLICATE", 0}, {"REFLECT", 1}, {"CONSTANT", 2},
+    {"REPLICATE", 0},
+    {"REFLECT", 1},
+    {"CONSTANT", 2},
 };
 constexpr EnumMember kPoolingV0ModeMembers[] = {
-    {"MAX_", 0}, {"AVERAGE", 1}, {"AVERAGE_COUNT_EXCLUDE_PADDING", 2},
+    {"MAX_", 0},
+    {"AVERAGE", 1},
+    {"AVERAGE_COUNT_EXCLUDE_PADDING", 2},
 };
 constexpr EnumMember kRNNCellNonlineModeMembers[] = {
-    {"IDENTITY", 0}, {"RELU", 1}, {"TANH", 2},
+    {"IDENTITY", 0},
+    {"RELU", 1},
+    {"TANH", 2},
 };
 constexpr EnumMember kROIAlignV0ModeMembers[] = {
-    {"MAX_", 0}, {"AVERAGE", 1},
+    {"MAX_", 0},
+    {"AVERAGE", 1},
 };
 constexpr EnumMember kROIPoolingModeMembers[] = {
-    {"MAX_", 0}, {"AVERAGE", 1},
+    {"MAX_", 0},
+    {"AVERAGE", 1},
 };
 constexpr EnumMember kReduceDataTypeMembers[] = {
-    {"DEFAULT", 0}, {"FLOAT_IO16xC32", 1}, {"FLOAT_O32xC32", 2}, {"FLOAT_O16xC32", 3}, {"QUINT_I8xO32", 4},
-    {"QINT_I8xO32", 5},
+    {"DEFAULT", 0},       {"FLOAT_IO16xC32", 1}, {"FLOAT_O32xC32", 2},
+    {"FLOAT_O16xC32", 3}, {"QUINT_I8xO32", 4},   {"QINT_I8xO32", 5},
 };
 constexpr EnumMember kReduceModeMembers[] = {
     {"SUM", 0}, {"SUM_SQR", 1}, {"PRODUCT", 2}, {"MIN_", 3}, {"MAX_", 4}, {"MEAN", 5},
 };
 constexpr EnumMember kRelayoutFormatV0ModeMembers[] = {
-    {"NHWC_NHWCD4", 0}, {"NHWCD4_NHWC", 1}, {"NHWC_NHWCD4I", 2}, {"NCHW_NHWCD4", 3}, {"NCHW_NHWCD4I", 4},
-    {"NHWCD4I_NCHW", 5}, {"NHWCD4_NCHW", 6}, {"INTER_WEIGHT_DENSE", 7}, {"INTER_WEIGHT_DENSEI", 8},
-    {"INTER_WEIGHT_GROUP", 9}, {"INTER_WEIGHT_GROUPI", 10}, {"INTER_WEIGHT_CHAN", 11},
-    {"INTER_WEIGHT_CHANI", 12}, {"INTER_WEIGHT_DENSEI_DOT", 13}, {"INTER_WEIGHT_GROUPI_DOT", 14},
-    {"NCHW4_CHWN4", 15}, {"CHWN4_NCHW4", 16}, {"NCHW_NCHW88_CONV_DENSE_WEIGHT", 17},
-    {"NCHW_NCHW88_CONV_CHAN_WEIGHT", 18}, {"NCHW_NCHW88_CONV_GROUP_WEIGHT", 19}, {"NCHW_NCHW88", 20},
-    {"NCHW88_NCHW", 21}, {"NCHW_NCHW4_IC_SMALL", 22}, {"NCHW_NCHW4_IC_SMALL_CONV_DENSE_WEIGHT", 23},
-    {"NCHW_NCHW4", 24}, {"NCHW4_NCHW", 25}, {"NCHW_NCHW4_WEIGHT", 26}, {"NCHW_NCHW64", 27},
-    {"NCHW64_NCHW", 28}, {"NCHW_NHWC", 29}, {"NHWC_NCHW", 30}, {"NHWCD4I_NHWC", 31},
+    {"NHWC_NHWCD4", 0},
+    {"NHWCD4_NHWC", 1},
+    {"NHWC_NHWCD4I", 2},
+    {"NCHW_NHWCD4", 3},
+    {"NCHW_NHWCD4I", 4},
+    {"NHWCD4I_NCHW", 5},
+    {"NHWCD4_NCHW", 6},
+    {"INTER_WEIGHT_DENSE", 7},
+    {"INTER_WEIGHT_DENSEI", 8},
+    {"INTER_WEIGHT_GROUP", 9},
+    {"INTER_WEIGHT_GROUPI", 10},
+    {"INTER_WEIGHT_CHAN", 11},
+    {"INTER_WEIGHT_CHANI", 12},
+    {"INTER_WEIGHT_DENSEI_DOT", 13},
+    {"INTER_WEIGHT_GROUPI_DOT", 14},
+    {"NCHW4_CHWN4", 15},
+    {"CHWN4_NCHW4", 16},
+    {"NCHW_NCHW88_CONV_DENSE_WEIGHT", 17},
+    {"NCHW_NCHW88_CONV_CHAN_WEIGHT", 18},
+    {"NCHW_NCHW88_CONV_GROUP_WEIGHT", 19},
+    {"NCHW_NCHW88", 20},
+    {"NCHW88_NCHW", 21},
+    {"NCHW_NCHW4_IC_SMALL", 22},
+    {"NCHW_NCHW4_IC_SMALL_CONV_DENSE_WEIGHT", 23},
+    {"NCHW_NCHW4", 24},
+    {"NCHW4_NCHW", 25},
+    {"NCHW_NCHW4_WEIGHT", 26},
+    {"NCHW_NCHW64", 27},
+    {"NCHW64_NCHW", 28},
+    {"NCHW_NHWC", 29},
+    {"NHWC_NCHW", 30},
+    {"NHWCD4I_NHWC", 31},
 };
 constexpr EnumMember kSeparableConv3DBorderModeMembers[] = {
-    {"BORDER_REPLICATE", 0}, {"BORDER_REFLECT", 1}, {"BORDER_REFLECT_101", 2}, {"BORDER_WRAP", 3},
-    {"BORDER_CONSTANT", 4}, {"BORDER_TRANSPARENT", 5}, {"BORDER_ISOLATED", 6},
+    {"BORDER_REPLICATE", 0}, {"BORDER_REFLECT", 1},     {"BORDER_REFLECT_101", 2}, {"BORDER_WRAP", 3},
+    {"BORDER_CONSTANT", 4},  {"BORDER_TRANSPARENT", 5}, {"BORDER_ISOLATED", 6},
 };
 constexpr EnumMember kSeparableConvBorderModeMembers[] = {
-    {"BORDER_REPLICATE", 0}, {"BORDER_REFLECT", 1}, {"BORDER_REFLECT_101", 2}, {"BORDER_WRAP", 3},
-    {"BORDER_CONSTANT", 4}, {"BORDER_TRANSPARENT", 5}, {"BORDER_ISOLATED", 6},
+    {"BORDER_REPLICATE", 0}, {"BORDER_REFLECT", 1},     {"BORDER_REFLECT_101", 2}, {"BORDER_WRAP", 3},
+    {"BORDER_CONSTANT", 4},  {"BORDER_TRANSPARENT", 5}, {"BORDER_ISOLATED", 6},
 };
 constexpr EnumMember kSpatialTfGridGeneratorModeMembers[] = {
     {"AFFINE", 0},
@@ -202,17 +453,20 @@ constexpr EnumMember kSpatialTfSamplerModeMembers[] = {
     {"BILINEAR", 0},
 };
 constexpr EnumMember kTopKModeMembers[] = {
-    {"KTH_ONLY", 0}, {"VALUE_IDX_NOSORT", 1}, {"VALUE_IDX_SORTED", 2},
+    {"KTH_ONLY", 0},
+    {"VALUE_IDX_NOSORT", 1},
+    {"VALUE_IDX_SORTED", 2},
 };
 constexpr EnumMember kWarpPerspectiveV1BorderModeMembers[] = {
-    {"REPLICATE", 0}, {"REFLECT", 1}, {"REFLECT_101", 2}, {"WRAP", 3}, {"CONSTANT", 4}, {"TRANSPARENT", 5},
-    {"ISOLATED", 6},
+    {"REPLICATE", 0}, {"REFLECT", 1},     {"REFLECT_101", 2}, {"WRAP", 3},
+    {"CONSTANT", 4},  {"TRANSPARENT", 5}, {"ISOLATED", 6},
 };
 constexpr EnumMember kWarpPerspectiveV1InterpolationModeMembers[] = {
     {"NEAREST", 0}, {"LINEAR", 1}, {"AREA", 2}, {"CUBIC", 3}, {"LANCZOS4", 4},
 };
 constexpr EnumMember kAxisDescMethodMembers[] = {
-    {"ADD_1", 0}, {"REMOVE", 1},
+    {"ADD_1", 0},
+    {"REMOVE", 1},
 };
 constexpr EnumDesc kArgsortOrder{"ArgsortOrder", kArgsortOrderMembers};
 constexpr EnumDesc kBNFwdMode{"BNFwdMode", kBNFwdModeMembers};
@@ -240,14 +494,16 @@ constexpr EnumDesc kConvolutionV0Sparse{"ConvolutionV0Sparse", kConvolutionV0Spa
 constexpr EnumDesc kConvolutionV1ComputeMode{"ConvolutionV1ComputeMode", kConvolutionV1ComputeModeMembers};
 constexpr EnumDesc kCvtColorMode{"CvtColorMode", kCvtColorModeMembers};
 constexpr EnumDesc kDTypeEnum{"DTypeEnum", kDTypeEnumMembers};
-constexpr EnumDesc kDctChannelSelectV0FastImpl{"DctChannelSelectV0FastImpl", kDctChannelSelectV0FastImplMembers};
+constexpr EnumDesc kDctChannelSelectV0FastImpl{"DctChannelSelectV0FastImpl",
+                                               kDctChannelSelectV0FastImplMembers};
 constexpr EnumDesc kElemwiseMode{"ElemwiseMode", kElemwiseModeMembers};
 constexpr EnumDesc kElemwiseMultiTypeMode{"ElemwiseMultiTypeMode", kElemwiseMultiTypeModeMembers};
 constexpr EnumDesc kExecutionPolicyStrategy{"ExecutionPolicyStrategy", kExecutionPolicyStrategyMembers, true};
 constexpr EnumDesc kMatrixMulFormat{"MatrixMulFormat", kMatrixMulFormatMembers};
 constexpr EnumDesc kMatrixMulV1ComputeMode{"MatrixMulV1ComputeMode", kMatrixMulV1ComputeModeMembers};
 constexpr EnumDesc kMultiHeadAttnAttnMaskType{"MultiHeadAttnAttnMaskType", kMultiHeadAttnAttnMaskTypeMembers};
-constexpr EnumDesc kMultiHeadAttnTensorCombinationType{"MultiHeadAttnTensorCombinationType", kMultiHeadAttnTensorCombinationTypeMembers};
+constexpr EnumDesc kMultiHeadAttnTensorCombinationType{"MultiHeadAttnTensorCombinationType",
+                                                       kMultiHeadAttnTensorCombinationTypeMembers};
 constexpr EnumDesc kPaddingPaddingMode{"PaddingPaddingMode", kPaddingPaddingModeMembers};
 constexpr EnumDesc kPoolingV0Mode{"PoolingV0Mode", kPoolingV0ModeMembers};
 constexpr EnumDesc kRNNCellNonlineMode{"RNNCellNonlineMode", kRNNCellNonlineModeMembers};
@@ -258,11 +514,14 @@ constexpr EnumDesc kReduceMode{"ReduceMode", kReduceModeMembers};
 constexpr EnumDesc kRelayoutFormatV0Mode{"RelayoutFormatV0Mode", kRelayoutFormatV0ModeMembers};
 constexpr EnumDesc kSeparableConv3DBorderMode{"SeparableConv3DBorderMode", kSeparableConv3DBorderModeMembers};
 constexpr EnumDesc kSeparableConvBorderMode{"SeparableConvBorderMode", kSeparableConvBorderModeMembers};
-constexpr EnumDesc kSpatialTfGridGeneratorMode{"SpatialTfGridGeneratorMode", kSpatialTfGridGeneratorModeMembers};
+constexpr EnumDesc kSpatialTfGridGeneratorMode{"SpatialTfGridGeneratorMode",
+                                               kSpatialTfGridGeneratorModeMembers};
 constexpr EnumDesc kSpatialTfSamplerMode{"SpatialTfSamplerMode", kSpatialTfSamplerModeMembers};
 constexpr EnumDesc kTopKMode{"TopKMode", kTopKModeMembers};
-constexpr EnumDesc kWarpPerspectiveV1BorderMode{"WarpPerspectiveV1BorderMode", kWarpPerspectiveV1BorderModeMembers};
-constexpr EnumDesc kWarpPerspectiveV1InterpolationMode{"WarpPerspectiveV1InterpolationMode", kWarpPerspectiveV1InterpolationModeMembers};
+constexpr EnumDesc kWarpPerspectiveV1BorderMode{"WarpPerspectiveV1BorderMode",
+                                                kWarpPerspectiveV1BorderModeMembers};
+constexpr EnumDesc kWarpPerspectiveV1InterpolationMode{"WarpPerspectiveV1InterpolationMode",
+                                                       kWarpPerspectiveV1InterpolationModeMembers};
 constexpr EnumDesc kAxisDescMethod{"AxisDescMethod", kAxisDescMethodMembers};
 constexpr const EnumDesc* kEnums[] = {
     &kArgsortOrder,
@@ -333,14 +592,10 @@ constexpr FieldDesc kConvolutionFields[] = {
     {"compute_mode", FieldType::Enum, "DEFAULT", &kConvolutionV1ComputeMode},
 };
 constexpr FieldDesc kMaskPropagateFields[] = {
-    {"pad_h", FieldType::UInt32, "0"},
-    {"pad_w", FieldType::UInt32, "0"},
-    {"stride_h", FieldType::UInt32, "1"},
-    {"stride_w", FieldType::UInt32, "1"},
-    {"kernel_h", FieldType::UInt32, "1"},
-    {"kernel_w", FieldType::UInt32, "1"},
-    {"dilate_h", FieldType::UInt32, "1"},
-    {"dilate_w", FieldType::UInt32, "1"},
+    {"pad_h", FieldType::UInt32, "0"},    {"pad_w", FieldType::UInt32, "0"},
+    {"stride_h", FieldType::UInt32, "1"}, {"stride_w", FieldType::UInt32, "1"},
+    {"kernel_h", FieldType::UInt32, "1"}, {"kernel_w", FieldType::UInt32, "1"},
+    {"dilate_h", FieldType::UInt32, "1"}, {"dilate_w", FieldType::UInt32, "1"},
 };
 constexpr FieldDesc kConvPoolingFields[] = {
     {"method", FieldType::Enum, "WITH_TEXTURE_OBJ", &kConvPoolingMethod},
@@ -385,14 +640,10 @@ constexpr FieldDesc kSeparableConvFields[] = {
     {"anchor_w", FieldType::UInt32, "1"},
 };
 constexpr FieldDesc kImages2NeibsFields[] = {
-    {"pad_h", FieldType::UInt32, "0"},
-    {"pad_w", FieldType::UInt32, "0"},
-    {"stride_h", FieldType::UInt32, "1"},
-    {"stride_w", FieldType::UInt32, "1"},
-    {"dilate_h", FieldType::UInt32, "1"},
-    {"dilate_w", FieldType::UInt32, "1"},
-    {"window_h", FieldType::UInt32, "3"},
-    {"window_w", FieldType::UInt32, "3"},
+    {"pad_h", FieldType::UInt32, "0"},    {"pad_w", FieldType::UInt32, "0"},
+    {"stride_h", FieldType::UInt32, "1"}, {"stride_w", FieldType::UInt32, "1"},
+    {"dilate_h", FieldType::UInt32, "1"}, {"dilate_w", FieldType::UInt32, "1"},
+    {"window_h", FieldType::UInt32, "3"}, {"window_w", FieldType::UInt32, "3"},
 };
 constexpr FieldDesc kPoolingFields[] = {
     {"mode", FieldType::Enum, "MAX_", &kPoolingV0Mode},
@@ -623,12 +874,9 @@ constexpr FieldDesc kROIAlignFields[] = {
     {"sample_width", FieldType::UInt32, "2"},
 };
 constexpr FieldDesc kDeformablePSROIPoolingFields[] = {
-    {"no_trans", FieldType::Bool, "true"},
-    {"spatial_scale", FieldType::Float32, "1"},
-    {"trans_std", FieldType::Float32, "1"},
-    {"pooled_h", FieldType::UInt32, "1"},
-    {"pooled_w", FieldType::UInt32, "1"},
-    {"part_size", FieldType::UInt32, "1"},
+    {"no_trans", FieldType::Bool, "true"},       {"spatial_scale", FieldType::Float32, "1"},
+    {"trans_std", FieldType::Float32, "1"},      {"pooled_h", FieldType::UInt32, "1"},
+    {"pooled_w", FieldType::UInt32, "1"},        {"part_size", FieldType::UInt32, "1"},
     {"sample_per_part", FieldType::UInt32, "1"},
 };
 constexpr FieldDesc kBatchConvBiasFields[] = {
@@ -757,16 +1005,11 @@ constexpr FieldDesc kBetaRNGFields[] = {
     {"seed", FieldType::UInt64, "0"},
 };
 constexpr FieldDesc kSlidingWindowTransposeFields[] = {
-    {"out_h", FieldType::UInt32, "0"},
-    {"out_w", FieldType::UInt32, "0"},
-    {"pad_h", FieldType::UInt32, "0"},
-    {"pad_w", FieldType::UInt32, "0"},
-    {"stride_h", FieldType::UInt32, "1"},
-    {"stride_w", FieldType::UInt32, "1"},
-    {"dilate_h", FieldType::UInt32, "1"},
-    {"dilate_w", FieldType::UInt32, "1"},
-    {"window_h", FieldType::UInt32, "3"},
-    {"window_w", FieldType::UInt32, "3"},
+    {"out_h", FieldType::UInt32, "0"},    {"out_w", FieldType::UInt32, "0"},
+    {"pad_h", FieldType::UInt32, "0"},    {"pad_w", FieldType::UInt32, "0"},
+    {"stride_h", FieldType::UInt32, "1"}, {"stride_w", FieldType::UInt32, "1"},
+    {"dilate_h", FieldType::UInt32, "1"}, {"dilate_w", FieldType::UInt32, "1"},
+    {"window_h", FieldType::UInt32, "3"}, {"window_w", FieldType::UInt32, "3"},
 };
 constexpr FieldDesc kPaddingFields[] = {
     {"front_offset_dim0", FieldType::UInt32, "0"},
