@@ -129,6 +129,12 @@ FieldValue convert(const ParamArg& a, std::string_view label, const ParamTableDe
     throw GraphError(type_error(label, t, f, "unsupported field type"));
 }
 
+OpOptions named(std::string_view name) {
+    OpOptions o;
+    o.name = std::string(name);
+    return o;
+}
+
 }  // namespace
 
 std::vector<ParamValue> make_params(const OpDef& op, const ParamArgs& args, std::string_view op_label) {
@@ -229,7 +235,7 @@ TensorId GraphBuilder::add_tensor(OprId opr, std::string_view name, TensorMethod
 
 VarId GraphBuilder::input(std::string_view name, DType dtype, std::vector<uint32_t> shape) {
     OprId o = add_op(find_op("Host2DeviceCopy"), {}, make_params(op_def(find_op("Host2DeviceCopy")), {}, name),
-                     OpOptions{.name = std::string(name)});
+                     named(name));
     add_tensor(o, name, TensorMethod::MetaInput, dtype, shape, default_comp_node_, BlobId());
     VarId v = graph_.output_var(o, 0);
     graph_.vars.dtype[v.value] = dtype;
@@ -239,7 +245,7 @@ VarId GraphBuilder::input(std::string_view name, DType dtype, std::vector<uint32
 
 VarId GraphBuilder::constant(DType dtype, std::vector<uint32_t> shape, std::vector<std::byte> bytes,
                              std::string_view var_name) {
-    OprId o = add_op(find_op("ImmutableTensor"), {}, {}, OpOptions{.name = std::string(var_name)});
+    OprId o = add_op(find_op("ImmutableTensor"), {}, {}, named(var_name));
     BlobId blob = graph_.blobs.add_owned(std::move(bytes));
     add_tensor(o, {}, TensorMethod::ValueAnonymous, dtype, shape, default_comp_node_, blob);
     VarId v = graph_.output_var(o, 0);
@@ -250,7 +256,7 @@ VarId GraphBuilder::constant(DType dtype, std::vector<uint32_t> shape, std::vect
 
 VarId GraphBuilder::param(std::string_view name, DType dtype, std::vector<uint32_t> shape,
                           std::vector<std::byte> bytes) {
-    OprId o = add_op(find_op("SharedDeviceTensor"), {}, {}, OpOptions{.name = std::string(name)});
+    OprId o = add_op(find_op("SharedDeviceTensor"), {}, {}, named(name));
     BlobId blob = graph_.blobs.add_owned(std::move(bytes));
     add_tensor(o, name, TensorMethod::ValueShared, dtype, shape, default_comp_node_, blob);
     VarId v = graph_.output_var(o, 0);

@@ -1,0 +1,148 @@
+#include "engine/dump.h"
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "engine/passes/compat_rewrite.h"
+#include "engine/strip_info.h"
+#include "formats/write_plan.h"
+#include "ir/describe.h"
+#include "ir/error.h"
+#include "ir/op_registry.h"
+#include "ir/validate.h"
+
+namespace mgedump::engine {
+namespace {
+
+std::string hex128(XXH128_hash_t h) { return fmt::format("{:016x}{:016x}", h.high64, h.low64); }
+
+std::string digest(const formats::Serialized& s) {
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_128bits_reset(state);
+    for (auto seg : s.segments()) XXH3_128bits_update(state, seg.data(), seg.size());
+    std::string out = hex128(XXH3_128bits_digest(state));
+    XXH3_freeState(state);
+    return out;
+}
+
+// MegEngine warns (and still dumps) when a float32 value is NaN or infinite.
+void warn_non_finite(const ir::Graph& g, const std::vector<ir::OprId>& order, std::vector<std::string>& warnings) {
+    for (ir::OprId o : order) {
+        ir::Range t = g.oprs.tensors[o.value];
+        for (uint32_t i = t.begin; i < t.end(); ++i) {
+            ir::BlobId b = g.tensors.blob[i];
+            if (!b.valid() || g.tensors.dtype[i].type != ir::DTypeEnum::Float32) continue;
+            ir::Bytes bytes = g.blobs.bytes(b);
+            size_t bad = 0;
+            for (size_t k = 0; k + 4 <= bytes.size(); k += 4) {
+                float f;
+                std::memcpy(&f, bytes.data() + k, 4);
+                bad += !std::isfinite(f);
+            }
+            if (bad)
+                warnings.push_back(fmt::format("{}: tensor {} has {} non-finite float32 value(s)",
+                                               ir::describe_opr(g, o), i, bad));
+        }
+    }
+}
+
+}  // namespace
+
+Dumped dump_graph(const ir::Graph& original, const DumpOptions& options) {
+    check_options(options);
+    const bool v1 = options.dump_format == DumpFormat::FBS;
+
+    // Strip info describes the graph as the user built it, before rewrites (§8).
+    if (options.strip_info_file) {
+        ir::validate(original, ir::ValidateOptions{.unique_output_names = options.keep_var_name >= 1});
+    }
+
+    // Rewrites work on a copy; copying shares the tensor bytes.
+    ir::Graph rewritten;
+    const ir::Graph* g = &original;
+    if (!options.no_change_graph) {
+        rewritten = original;
+        apply_compat_rewrites(rewritten, options.dump_format);
+        g = &rewritten;
+    }
+    ir::validate(*g, ir::ValidateOptions{.unique_output_names = options.keep_var_name >= 1});
+
+    formats::WritePlan plan{.graph = *g};
+    plan.order = ir::dump_order(*g);
+    plan.numbering = ir::number_vars(*g, plan.order);
+    plan.keep_var_name = options.keep_var_name;
+    plan.keep_opr_name = options.keep_opr_name;
+    plan.keep_param_name = options.keep_param_name;
+    plan.keep_opr_priority = options.keep_opr_priority;
+    plan.compat_8_14 = options.compat_older_version.has_value();
+    plan.model_version = options.model_version;
+    plan.mgb_version = options.mgb_version;
+    plan.metadata = options.metadata.value_or(ir::Metadata{});
+
+    // Names MegEngine requires to be unique: inputs, and params when their names are kept.
+    if (options.keep_param_name) {
+        std::map<std::string_view, ir::OprId> seen;
+        for (ir::OprId o : plan.order) {
+            ir::Range t = g->oprs.tensors[o.value];
+            for (uint32_t i = t.begin; i < t.end(); ++i) {
+                if (g->tensors.method[i] != ir::TensorMethod::ValueShared) continue;
+                std::string_view name = g->str(g->tensors.name[i]);
+                auto [it, fresh] = seen.emplace(name, o);
+                if (!fresh && it->second != o)
+                    throw GraphError(fmt::format("{}: param name '{}' is already used by {} (keep_param_name needs "
+                                                 "unique param names)",
+                                                 ir::describe_opr(*g, o), name, ir::describe_opr(*g, it->second)));
+            }
+        }
+    }
+
+    Dumped out;
+    formats::WriteStats stats;
+    out.bytes = v1 ? formats::write_fbs_v1(plan, stats) : formats::write_fbs_v2(plan, stats);
+
+    DumpResult& r = out.result;
+    r.nr_opr = stats.nr_opr;
+    r.tot_bytes = out.bytes.size();
+    r.tensor_value_bytes = stats.tensor_value_bytes;
+    r.content_hash = v1 ? stats.content_hash : 0;
+    r.inputs = std::move(stats.inputs);
+    std::sort(r.inputs.begin(), r.inputs.end());
+    r.params = std::move(stats.params);
+    for (size_t i = 0; i < g->outputs.size(); ++i) {
+        ir::VarId v = g->outputs[i];
+        r.outputs.push_back(options.keep_var_name >= 1
+                                ? formats::var_name_for_dump(*g, v, plan.numbering.compact_id[v.value])
+                                : fmt::format("unnamed{}", i));
+    }
+    r.xxh3_128 = digest(out.bytes);
+    warn_non_finite(*g, plan.order, r.warnings);
+
+    if (options.strip_info_file)
+        write_strip_info(*options.strip_info_file, compute_strip_info(original), r.content_hash, options.append_json);
+    return out;
+}
+
+Dumped dump_graph(const ir::Graph& g, const std::vector<std::pair<std::string, ir::VarId>>& named_outputs,
+                  const DumpOptions& options) {
+    ir::Graph renamed = g;
+    renamed.outputs.clear();
+    std::map<uint32_t, std::string_view> name_of;
+    for (const auto& [name, var] : named_outputs) {
+        if (var.value >= renamed.vars.size())
+            throw GraphError(fmt::format("output '{}' refers to var {}, which does not exist", name, var.value));
+        auto [it, fresh] = name_of.emplace(var.value, name);
+        if (!fresh)
+            throw GraphError(fmt::format("{} is given two output names, '{}' and '{}'", ir::describe_var(g, var),
+                                         it->second, name));
+        renamed.vars.name[var.value] = renamed.strings.intern(name);
+        renamed.outputs.push_back(var);
+    }
+    return dump_graph(renamed, options);
+}
+
+}  // namespace mgedump::engine

@@ -1,0 +1,50 @@
+#include "formats/fbs_build.h"
+
+#include <fmt/format.h>
+
+#include "formats/param_codec.h"
+#include "ir/op_registry.h"
+
+namespace mgedump::formats {
+
+flatbuffers::Offset<void> build_comp_node(Fbb& fbb, std::string_view locator) {
+    auto str = fbb.CreateSharedString(locator.data(), locator.size());
+    auto start = fbb.StartTable();
+    fbb.AddOffset(slot_offset(0), str);
+    return flatbuffers::Offset<void>(fbb.EndTable(start));
+}
+
+flatbuffers::Offset<flatbuffers::Vector<uint32_t>> build_shape(Fbb& fbb, std::span<const uint32_t> shape) {
+    return fbb.CreateVector(shape.data(), shape.size());
+}
+
+BuiltParams build_params(Fbb& fbb, const ir::Graph& g, ir::OprId o, bool compat_8_14) {
+    BuiltParams out;
+    auto params = g.params_of(o);
+    const bool empty_check_non_finite =
+        compat_8_14 && ir::op_def(g.oprs.type[o.value]).name == "CheckNonFinite";
+    for (const ir::ParamValue& p : params) {
+        if (empty_check_non_finite) {
+            ir::ParamTableId empty = ir::find_param_table("Empty");
+            out.types.push_back(param_union_index(empty));
+            out.tables.push_back(encode_param(fbb, ir::default_param(empty)));
+            continue;
+        }
+        out.types.push_back(param_union_index(p.table));
+        out.tables.push_back(encode_param(fbb, p));
+    }
+    return out;
+}
+
+std::string var_name_for_dump(const ir::Graph& g, ir::VarId v, uint32_t compact_id) {
+    ir::StrId name = g.vars.name[v.value];
+    if (name.valid()) return std::string(g.str(name));
+    return fmt::format("var{}", compact_id);
+}
+
+std::vector<uint8_t> holder_count_blob(uint32_t count) {
+    return {static_cast<uint8_t>(count), static_cast<uint8_t>(count >> 8), static_cast<uint8_t>(count >> 16),
+            static_cast<uint8_t>(count >> 24)};
+}
+
+}  // namespace mgedump::formats

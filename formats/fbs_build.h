@@ -1,0 +1,43 @@
+// Small pieces both writers build the same way: slot offsets, comp nodes, shapes,
+// names as shared strings, the param list of an operator.
+#pragma once
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace mgedump::formats {
+
+using Fbb = flatbuffers::FlatBufferBuilder;
+
+// Byte offset of slot `slot` in a vtable.
+constexpr flatbuffers::voffset_t slot_offset(int slot) {
+    return static_cast<flatbuffers::voffset_t>(4 + 2 * slot);
+}
+
+// CreateSharedString + CompNode{logical_locator}, as MegEngine builds every comp node.
+flatbuffers::Offset<void> build_comp_node(Fbb& fbb, std::string_view locator);
+flatbuffers::Offset<flatbuffers::Vector<uint32_t>> build_shape(Fbb& fbb, std::span<const uint32_t> shape);
+
+// An operator's params as (union type, table) pairs, in write order.
+struct BuiltParams {
+    std::vector<uint8_t> types;
+    std::vector<flatbuffers::Offset<void>> tables;
+};
+// 8.14 mode writes CheckNonFinite's param as Empty (spec §9.3).
+BuiltParams build_params(Fbb& fbb, const ir::Graph& g, ir::OprId o, bool compat_8_14);
+
+// The numbered outputs' names; a var without a name gets "var<compact id>" so
+// every numbered var can be named when names are kept.
+std::string var_name_for_dump(const ir::Graph& g, ir::VarId v, uint32_t compact_id);
+
+// MultipleDeviceTensorHolder's leading blob in v1 and v2-version-1: the tensor count.
+std::vector<uint8_t> holder_count_blob(uint32_t count);
+
+}  // namespace mgedump::formats
+
+static_assert(FLATBUFFERS_LITTLEENDIAN,
+              "mgedump writes structs by memory image; big-endian hosts are not supported");

@@ -1,0 +1,300 @@
+// FBS_V2 ("mgv2"): one size-prefixed Model FlatBuffer with tensor values inline.
+// The build sequence replays MegEngine's (spec §6.5) call for call. Values are
+// copied once, straight from their blobs into space reserved in the builder,
+// which is pre-sized from the tables so it never regrows.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <limits>
+
+#include "formats/dtype_codec.h"
+#include "formats/fbs_build.h"
+#include "formats/op_ids.h"
+#include "formats/write_plan.h"
+#include "ir/describe.h"
+#include "ir/error.h"
+#include "ir/op_registry.h"
+
+namespace mgedump::formats {
+namespace {
+
+// Slots of schema_v2.fbs tables (spec §3.3).
+namespace tensor_slot {
+enum { name, shape, comp_node, dtype, format_type, format, data };
+}
+namespace opr_slot {
+enum {
+    type,
+    type_id,
+    name,
+    param_type,
+    param,
+    additional_params_type,
+    additional_params,
+    inputs,
+    outputs,
+    comp_node,
+    output_dtype,
+    tensors,
+    opr_version,
+    priority,
+    custom_data
+};
+}
+namespace meta_slot {
+enum { is_valid, graph_modified, optimize_options, user_info };
+}
+namespace model_slot {
+enum {
+    mge_version,
+    model_version,
+    oprs,
+    middle_tensors,
+    output_vars_idx,
+    output_alias,
+    nr_shared_tensor,
+    metadata
+};
+}
+constexpr uint8_t kDefaultTensorFormat = 1;
+
+// FlatBuffers offsets are signed 32-bit: a buffer cannot reach 2 GiB.
+constexpr uint64_t kMaxBufferSize = FLATBUFFERS_MAX_BUFFER_SIZE;
+
+struct V2Writer {
+    const WritePlan& plan;
+    WriteStats& stats;
+    const ir::Graph& g;
+    Fbb fbb;
+    uint32_t nr_shared_tensor = 0;
+    uint32_t next_var_id = 0;
+    std::vector<flatbuffers::Offset<void>> middle_tensors;
+
+    V2Writer(const WritePlan& p, WriteStats& s) : plan(p), stats(s), g(p.graph), fbb(planned_size(p)) {}
+
+    // Values plus a generous per-object allowance; checked against the 2 GiB
+    // limit before anything is built.
+    static uint64_t inline_value_bytes(const WritePlan& p) {
+        uint64_t n = 0;
+        for (ir::OprId o : p.order) {
+            ir::Range t = p.graph.oprs.tensors[o.value];
+            for (uint32_t i = t.begin; i < t.end(); ++i)
+                if (p.graph.tensors.blob[i].valid())
+                    n += p.graph.blobs.bytes(p.graph.tensors.blob[i]).size() + 8;
+        }
+        return n;
+    }
+    static size_t planned_size(const WritePlan& p) {
+        uint64_t values = inline_value_bytes(p);
+        uint64_t estimate = values + 512 * p.order.size() + 64 * p.graph.tensors.size() + 4096;
+        if (values >= kMaxBufferSize)
+            throw LimitError(
+                fmt::format("model has {} bytes of tensor values; an FBS_V2 file cannot exceed 2 GiB "
+                            "(FlatBuffers offsets are 32-bit): dump with FBS, which stores values "
+                            "outside the FlatBuffer",
+                            values));
+        return static_cast<size_t>(std::min<uint64_t>(estimate, kMaxBufferSize));
+    }
+
+    flatbuffers::Offset<void> build_metadata() {
+        const ir::Metadata& m = plan.metadata;
+        auto user_info = fbb.CreateSharedString(m.user_info.data(), m.user_info.size());
+        auto start = fbb.StartTable();
+        fbb.AddElement<uint8_t>(slot_offset(meta_slot::is_valid), m.is_valid, 0);
+        fbb.AddElement<uint8_t>(slot_offset(meta_slot::graph_modified), m.graph_modified, 0);
+        fbb.AddElement<uint64_t>(slot_offset(meta_slot::optimize_options), m.optimize_options, 0);
+        fbb.AddOffset(slot_offset(meta_slot::user_info), user_info);
+        return flatbuffers::Offset<void>(fbb.EndTable(start));
+    }
+
+    flatbuffers::Offset<void> build_tensor(ir::TensorId t) {
+        const ir::TensorMethod method = g.tensors.method[t.value];
+        flatbuffers::Offset<flatbuffers::Vector<uint8_t>> data;
+        if (ir::BlobId blob = g.tensors.blob[t.value]; blob.valid()) {
+            ir::Bytes bytes = g.blobs.bytes(blob);
+            uint8_t* dst = nullptr;
+            data = fbb.CreateUninitializedVector(bytes.size(), &dst);
+            if (!bytes.empty()) std::memcpy(dst, bytes.data(), bytes.size());
+            stats.tensor_value_bytes += bytes.size();
+        }
+        bool keep_name = method == ir::TensorMethod::MetaInput || method == ir::TensorMethod::ValueInput ||
+                         (method == ir::TensorMethod::ValueShared && plan.keep_param_name);
+        std::string_view name = g.str(g.tensors.name[t.value]);
+        flatbuffers::Offset<flatbuffers::String> name_off;
+        if (keep_name && g.tensors.name[t.value].valid())
+            name_off = fbb.CreateSharedString(name.data(), name.size());
+        if (method == ir::TensorMethod::MetaInput || method == ir::TensorMethod::ValueInput)
+            stats.inputs.emplace_back(name);
+        if (method == ir::TensorMethod::ValueShared) {
+            ++nr_shared_tensor;
+            if (plan.keep_param_name) stats.params.emplace_back(name);
+        }
+        auto shape = build_shape(fbb, g.tensor_shape(t));
+        auto comp_node = build_comp_node(fbb, g.str(g.tensors.comp_node[t.value]));
+        auto dtype = encode_dtype(fbb, g.tensors.dtype[t.value]);
+        uint8_t format_type =
+            g.tensors.format_type[t.value] ? g.tensors.format_type[t.value] : kDefaultTensorFormat;
+        auto format =
+            flatbuffers::Offset<void>(fbb.EndTable(fbb.StartTable()));  // DefaultTensorFormat: no fields
+        // Generated CreateTensor: 4-byte fields in reverse declaration order, then the 1-byte format_type.
+        auto start = fbb.StartTable();
+        fbb.AddOffset(slot_offset(tensor_slot::data), data);
+        fbb.AddOffset(slot_offset(tensor_slot::format), format);
+        fbb.AddOffset(slot_offset(tensor_slot::dtype), dtype);
+        fbb.AddOffset(slot_offset(tensor_slot::comp_node), comp_node);
+        fbb.AddOffset(slot_offset(tensor_slot::shape), shape);
+        fbb.AddOffset(slot_offset(tensor_slot::name), name_off);
+        fbb.AddElement<uint8_t>(slot_offset(tensor_slot::format_type), format_type, 0);
+        return flatbuffers::Offset<void>(fbb.EndTable(start));
+    }
+
+    flatbuffers::Offset<void> build_blob(std::span<const uint8_t> bytes) {
+        auto data = fbb.CreateVector(bytes.data(), bytes.size());
+        auto start = fbb.StartTable();
+        fbb.AddOffset(slot_offset(0), data);
+        return flatbuffers::Offset<void>(fbb.EndTable(start));
+    }
+
+    flatbuffers::Offset<void> build_middle_tensor(ir::VarId v, uint32_t id) {
+        std::string name = var_name_for_dump(g, v, id);
+        auto name_off = fbb.CreateSharedString(name);
+        auto start = fbb.StartTable();
+        fbb.AddOffset(slot_offset(0), name_off);
+        return flatbuffers::Offset<void>(fbb.EndTable(start));
+    }
+
+    flatbuffers::Offset<void> build_operator(ir::OprId o) {
+        const ir::OpDef& def = ir::op_def(g.oprs.type[o.value]);
+        const V2Identity identity = fbs_v2_identity(def, plan.model_version);
+
+        flatbuffers::Offset<flatbuffers::Vector<uint32_t>> inputs;
+        if (auto ins = g.inputs_of(o); !ins.empty()) {
+            std::vector<uint32_t> ids;
+            ids.reserve(ins.size());
+            for (ir::VarId v : ins) ids.push_back(plan.numbering.compact_id[v.value]);
+            inputs = fbb.CreateVector(ids);
+        }
+
+        // The operator's dumper: params, then blobs, then tensors.
+        BuiltParams params = build_params(fbb, g, o, false);
+        std::vector<flatbuffers::Offset<void>> blobs;
+        // Version 2 of the holder drops the count blob (spec §5).
+        if (def.tensors == ir::OpTensors::MultipleShared && identity.opr_version < 2)
+            blobs.push_back(build_blob(holder_count_blob(g.oprs.tensors[o.value].count)));
+        for (ir::BlobId b : g.blobs_of(o)) {
+            ir::Bytes bytes = g.blobs.bytes(b);
+            blobs.push_back(build_blob({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+        }
+        std::vector<flatbuffers::Offset<void>> tensors;
+        const ir::Range trange = g.oprs.tensors[o.value];
+        for (uint32_t t = trange.begin; t < trange.end(); ++t)
+            tensors.push_back(build_tensor(ir::TensorId(t)));
+
+        flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<void>>> comp_nodes;
+        if (auto cns = g.comp_nodes_of(o); !cns.empty()) {
+            std::vector<flatbuffers::Offset<void>> v;
+            for (ir::StrId c : cns) v.push_back(build_comp_node(fbb, g.str(c)));
+            comp_nodes = fbb.CreateVector(v);
+        }
+
+        flatbuffers::Offset<flatbuffers::String> name;
+        if (plan.keep_opr_name && g.oprs.name[o.value].valid()) {
+            std::string_view n = g.str(g.oprs.name[o.value]);
+            name = fbb.CreateSharedString(n.data(), n.size());
+        }
+
+        auto output_dtype = encode_dtype(fbb, g.oprs.output_dtype[o.value]);
+
+        const ir::Range outs = g.oprs.outputs[o.value];
+        flatbuffers::Offset<flatbuffers::Vector<uint32_t>> outputs;
+        if (outs.count > 0) {
+            std::vector<uint32_t> ids;
+            for (uint32_t v = outs.begin; v < outs.end(); ++v) {
+                if (g.vars.flags[v] & ir::kVarVolatile) continue;
+                const uint32_t id = next_var_id++;
+                middle_tensors.push_back(plan.keep_var_name >= 1 ? build_middle_tensor(ir::VarId(v), id)
+                                                                 : flatbuffers::Offset<void>());
+                ids.push_back(id);
+            }
+            outputs = fbb.CreateVector(ids);
+        }
+
+        flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<void>>> tensors_vec, blobs_vec,
+            extra_params;
+        flatbuffers::Offset<flatbuffers::Vector<uint8_t>> extra_types;
+        if (!tensors.empty()) tensors_vec = fbb.CreateVector(tensors);
+        if (!blobs.empty()) blobs_vec = fbb.CreateVector(blobs);
+        if (params.tables.size() > 1) {
+            extra_types = fbb.CreateVector(params.types.data() + 1, params.types.size() - 1);
+            extra_params = fbb.CreateVector(params.tables.data() + 1, params.tables.size() - 1);
+        }
+        auto type = fbb.CreateSharedString(identity.type.data(), identity.type.size());
+
+        auto start = fbb.StartTable();
+        fbb.AddOffset(slot_offset(opr_slot::type), type);
+        fbb.AddElement<uint64_t>(slot_offset(opr_slot::type_id), identity.type_id, 0);
+        fbb.AddOffset(slot_offset(opr_slot::inputs), inputs);
+        fbb.AddOffset(slot_offset(opr_slot::outputs), outputs);
+        if (plan.keep_opr_priority)
+            fbb.AddElement<int32_t>(slot_offset(opr_slot::priority), g.oprs.priority[o.value], 0);
+        fbb.AddOffset(slot_offset(opr_slot::comp_node), comp_nodes);
+        fbb.AddElement<uint32_t>(slot_offset(opr_slot::opr_version), identity.opr_version, 0);
+        fbb.AddOffset(slot_offset(opr_slot::name), name);
+        fbb.AddOffset(slot_offset(opr_slot::output_dtype), output_dtype);
+        if (!params.tables.empty()) {
+            fbb.AddElement<uint8_t>(slot_offset(opr_slot::param_type), params.types[0], 0);
+            fbb.AddOffset(slot_offset(opr_slot::param), params.tables[0]);
+        }
+        if (params.tables.size() > 1) {
+            fbb.AddOffset(slot_offset(opr_slot::additional_params_type), extra_types);
+            fbb.AddOffset(slot_offset(opr_slot::additional_params), extra_params);
+        }
+        fbb.AddOffset(slot_offset(opr_slot::tensors), tensors_vec);
+        fbb.AddOffset(slot_offset(opr_slot::custom_data), blobs_vec);
+        return flatbuffers::Offset<void>(fbb.EndTable(start));
+    }
+
+    Serialized run() {
+        auto metadata = build_metadata();
+        std::vector<flatbuffers::Offset<void>> oprs;
+        oprs.reserve(plan.order.size());
+        for (ir::OprId o : plan.order) oprs.push_back(build_operator(o));
+        auto oprs_vec = fbb.CreateVector(oprs);
+
+        std::vector<flatbuffers::Offset<void>> outputs;
+        for (ir::VarId v : g.outputs) {
+            // Generated CreateOutputVar: original_id then compact_id.
+            auto start = fbb.StartTable();
+            fbb.AddElement<uint32_t>(slot_offset(1), g.vars.original_id[v.value], 0);
+            fbb.AddElement<uint32_t>(slot_offset(0), plan.numbering.compact_id[v.value], 0);
+            outputs.push_back(flatbuffers::Offset<void>(fbb.EndTable(start)));
+        }
+        auto outputs_vec = fbb.CreateVector(outputs);
+        auto alias_vec = fbb.CreateVector(std::vector<flatbuffers::Offset<void>>{});
+        flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<void>>> middle_vec;
+        if (plan.keep_var_name >= 1) middle_vec = fbb.CreateVector(middle_tensors);
+
+        auto start = fbb.StartTable();
+        fbb.AddElement<uint32_t>(slot_offset(model_slot::mge_version), plan.mgb_version, 0);
+        fbb.AddElement<uint32_t>(slot_offset(model_slot::model_version), plan.model_version, 0);
+        fbb.AddOffset(slot_offset(model_slot::oprs), oprs_vec);
+        fbb.AddOffset(slot_offset(model_slot::middle_tensors), middle_vec);
+        fbb.AddOffset(slot_offset(model_slot::output_vars_idx), outputs_vec);
+        fbb.AddOffset(slot_offset(model_slot::output_alias), alias_vec);
+        fbb.AddElement<uint32_t>(slot_offset(model_slot::nr_shared_tensor), nr_shared_tensor, 0);
+        fbb.AddOffset(slot_offset(model_slot::metadata), metadata);
+        auto root = flatbuffers::Offset<void>(fbb.EndTable(start));
+        fbb.FinishSizePrefixed(root, "mgv2");
+
+        Serialized out;
+        out.flatbuffer = fbb.Release();
+        stats.nr_opr = plan.order.size();
+        return out;
+    }
+};
+
+}  // namespace
+
+Serialized write_fbs_v2(const WritePlan& plan, WriteStats& stats) { return V2Writer(plan, stats).run(); }
+
+}  // namespace mgedump::formats

@@ -1,0 +1,38 @@
+// The dump_graph options as command-line flags, shared by every subcommand that
+// dumps (dump, convert, batch). Flag names follow the docstring's parameter names.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+
+#include "engine/dump_options.h"
+
+namespace mgedump::cli {
+
+struct DumpFlags {
+    std::string dump_format = "FBS_V2";
+    uint32_t model_version = 2;
+    int keep_var_name = 1;
+    bool keep_opr_name = false;
+    bool keep_param_name = false;
+    bool keep_opr_priority = false;
+    bool no_change_graph = false;
+    std::string compat_older_version;
+    std::string strip_info_file;
+    bool append_json = false;
+    // Metadata: any of these given means "write this metadata".
+    std::optional<bool> metadata_is_valid;
+    std::optional<bool> metadata_graph_modified;
+    std::optional<std::string> metadata_user_info;
+    std::optional<uint64_t> metadata_optimize_options;
+    uint32_t mgb_version = engine::kDefaultMgbVersion;
+    bool json = false;  // print the dump result as JSON
+};
+
+void add_dump_flags(CLI::App& cmd, DumpFlags& flags);
+// Options from flags; `base_metadata` (a loaded model's) is kept unless flags override it.
+engine::DumpOptions to_options(const DumpFlags& flags, const std::optional<ir::Metadata>& base_metadata = {});
+
+}  // namespace mgedump::cli
