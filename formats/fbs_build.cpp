@@ -48,3 +48,35 @@ std::vector<uint8_t> holder_count_blob(uint32_t count) {
 }
 
 }  // namespace mgedump::formats
+
+#include "formats/write_plan.h"
+#include "ir/error.h"
+
+namespace mgedump::formats {
+
+uint64_t count_tables(const WritePlan& plan, bool v2) {
+    const ir::Graph& g = plan.graph;
+    auto dtype_tables = [](const ir::DType& d) -> uint64_t { return d.valid ? 1 + ir::dtype_is_quantized(d.type) : 0; };
+    uint64_t n = 2;  // root + metadata
+    for (ir::OprId o : plan.order) {
+        n += 1 + g.oprs.params[o.value].count + g.oprs.comp_nodes[o.value].count + g.oprs.blobs[o.value].count;
+        n += dtype_tables(g.oprs.output_dtype[o.value]);
+        if (ir::op_def(g.oprs.type[o.value]).tensors == ir::OpTensors::MultipleShared) n += 1;  // count blob
+        ir::Range t = g.oprs.tensors[o.value];
+        for (uint32_t i = t.begin; i < t.end(); ++i)
+            n += 2 + dtype_tables(g.tensors.dtype[i]) + (v2 ? 1 : 0);  // tensor, comp node, dtype, (format)
+        if (v2 && plan.keep_var_name >= 1) n += g.oprs.outputs[o.value].count;  // middle tensors
+    }
+    if (v2) n += g.outputs.size();  // OutputVar is a table in v2
+    return n;
+}
+
+void check_table_limit(const WritePlan& plan, bool v2, uint64_t limit) {
+    uint64_t n = count_tables(plan, v2);
+    if (n > limit)
+        throw LimitError(fmt::format("the model needs {} FlatBuffers tables; MegEngine's verifier rejects more than {} "
+                                     "(reduce the operator count, e.g. by merging parameters into fewer tensors)",
+                                     n, limit));
+}
+
+}  // namespace mgedump::formats

@@ -41,3 +41,12 @@ std::vector<uint8_t> holder_count_blob(uint32_t count);
 
 static_assert(FLATBUFFERS_LITTLEENDIAN,
               "mgedump writes structs by memory image; big-endian hosts are not supported");
+
+namespace mgedump::formats {
+struct WritePlan;
+// Tables the writer will create for `plan` (counted from the tables, before any
+// building), so MegEngine's verifier limit can be checked up front.
+uint64_t count_tables(const WritePlan& plan, bool v2);
+// Throws LimitError when count_tables exceeds `limit` (kMaxTables by default).
+void check_table_limit(const WritePlan& plan, bool v2, uint64_t limit);
+}  // namespace mgedump::formats

@@ -271,6 +271,9 @@ struct V1Writer {
 
 }  // namespace
 
-Serialized write_fbs_v1(const WritePlan& plan, WriteStats& stats) { return V1Writer(plan, stats).run(); }
+Serialized write_fbs_v1(const WritePlan& plan, WriteStats& stats) {
+    check_table_limit(plan, false, kMaxTables);
+    return V1Writer(plan, stats).run();
+}
 
 }  // namespace mgedump::formats

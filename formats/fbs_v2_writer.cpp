@@ -295,6 +295,9 @@ struct V2Writer {
 
 }  // namespace
 
-Serialized write_fbs_v2(const WritePlan& plan, WriteStats& stats) { return V2Writer(plan, stats).run(); }
+Serialized write_fbs_v2(const WritePlan& plan, WriteStats& stats) {
+    check_table_limit(plan, true, kMaxTables);
+    return V2Writer(plan, stats).run();
+}
 
 }  // namespace mgedump::formats
