@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "formats/dtype_codec.h"
