@@ -9,7 +9,9 @@
 #include <map>
 
 #include "engine/passes/compat_rewrite.h"
+#include "engine/passes/param_dedup.h"
 #include "engine/strip_info.h"
+#include "formats/fbs_build.h"
 #include "formats/write_plan.h"
 #include "ir/describe.h"
 #include "ir/error.h"
@@ -70,6 +72,15 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options) {
         apply_compat_rewrites(rewritten, options.dump_format);
         g = &rewritten;
     }
+    // After the rewrites, so constants they add are merged too.
+    ParamDedupStats dedup;
+    if (options.dedup_params) {
+        if (g == &original) rewritten = original;
+        dedup = dedup_params(rewritten, ParamDedupOptions{.keep_param_name = options.keep_param_name,
+                                                          .keep_opr_name = options.keep_opr_name,
+                                                          .keep_opr_priority = options.keep_opr_priority});
+        g = &rewritten;
+    }
     ir::validate(*g, ir::ValidateOptions{.unique_output_names = options.keep_var_name >= 1});
 
     formats::WritePlan plan{.graph = *g};
@@ -120,10 +131,13 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options) {
                                 : fmt::format("unnamed{}", i));
     }
     r.xxh3_128 = digest(out.bytes);
+    r.dedup_tensors_saved = dedup.tensors_saved;
+    r.dedup_bytes_saved = dedup.bytes_saved;
     warn_non_finite(*g, plan.order, r.warnings);
 
     if (options.strip_info_file)
-        write_strip_info(*options.strip_info_file, compute_strip_info(original), r.content_hash, options.append_json);
+        formats::write_strip_info_file(*options.strip_info_file, compute_strip_info(original), r.content_hash,
+                                       options.append_json);
     return out;
 }
 

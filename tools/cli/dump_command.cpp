@@ -1,7 +1,13 @@
-// `mgedump dump GRAPH.json -o OUT.mge [options]`: one graph, one artifact.
+// `mgedump dump GRAPH.json... -o OUT.mge [options]`: graphs to one artifact. Several
+// inputs (or --append to an existing file) give several graphs in one file, one
+// after the other, as MegEngine's trace.dump(append=True) does (spec §11.3).
 #include <fmt/format.h>
 
+#include <fstream>
 #include <iostream>
+#include <iterator>
+
+#include <cstring>
 
 #include "engine/artifact_file.h"
 #include "engine/dump.h"
@@ -15,29 +21,58 @@ namespace mgedump::cli {
 namespace {
 
 struct DumpCommand {
-    std::string input;
+    std::vector<std::string> inputs;
     std::string output;
+    bool append = false;
     DumpFlags flags;
 };
 
+std::vector<std::byte> read_existing(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return {};
+    std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::byte> bytes(chars.size());
+    std::memcpy(bytes.data(), chars.data(), chars.size());
+    return bytes;
+}
+
 void run_dump(const DumpCommand& c) {
+    std::string current = c.inputs.empty() ? "" : c.inputs.front();
     try {
         engine::DumpOptions options = to_options(c.flags);
         engine::check_options(options);  // reject bad combinations before reading anything
-        ir::Graph g = formats::read_graph_json_file(c.input);
-        engine::Dumped d = engine::dump_graph(g, options);
-        engine::write_file_atomically(c.output, d.bytes);
-        if (c.flags.json) {
-            nlohmann::json j = result_to_json(d.result);
-            j["path"] = c.output;
-            j["format"] = engine::format_name(options.dump_format);
-            std::cout << j.dump(2) << "\n";
-        } else {
-            std::cout << result_to_text(c.output, options.dump_format, d.result);
+        std::vector<engine::Dumped> dumps;
+        for (const std::string& input : c.inputs) {
+            current = input;
+            ir::Graph g = formats::read_graph_json_file(input);
+            dumps.push_back(engine::dump_graph(g, options));
         }
+        // Nothing is written unless every graph dumped.
+        std::vector<std::byte> existing = c.append ? read_existing(c.output) : std::vector<std::byte>{};
+        std::vector<std::span<const std::byte>> segments;
+        if (!existing.empty()) segments.emplace_back(existing);
+        for (const engine::Dumped& d : dumps)
+            for (auto seg : d.bytes.segments()) segments.push_back(seg);
+        engine::FileOps ops;
+        engine::write_file_atomically(c.output, segments, ops);
+
+        nlohmann::json all = nlohmann::json::array();
+        for (size_t i = 0; i < dumps.size(); ++i) {
+            if (c.flags.json) {
+                nlohmann::json j = result_to_json(dumps[i].result);
+                j["path"] = c.output;
+                j["input"] = c.inputs[i];
+                j["format"] = engine::format_name(options.dump_format);
+                all.push_back(std::move(j));
+            } else {
+                std::cout << result_to_text(dumps.size() > 1 ? fmt::format("{} [graph {}]", c.output, i) : c.output,
+                                            options.dump_format, dumps[i].result);
+            }
+        }
+        if (c.flags.json) std::cout << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
         set_exit_code(0);
     } catch (const mgedump::Error& e) {
-        std::cerr << fmt::format("mgedump dump: {}: {}\n", c.input, e.what());
+        std::cerr << fmt::format("mgedump dump: {}: {}\n", current, e.what());
         set_exit_code(1);
     }
 }
@@ -47,8 +82,10 @@ void run_dump(const DumpCommand& c) {
 void register_dump(CLI::App& app) {
     auto cmd_state = std::make_shared<DumpCommand>();
     CLI::App* cmd = app.add_subcommand("dump", "Serialize a graph (graph JSON) into a .mge file");
-    cmd->add_option("input", cmd_state->input, "graph JSON file (formats/GRAPH_JSON.md)")->required();
+    cmd->add_option("inputs", cmd_state->inputs, "graph JSON file(s) (formats/GRAPH_JSON.md); several give several graphs in one file")
+        ->required();
     cmd->add_option("-o,--output", cmd_state->output, "the .mge file to write")->required();
+    cmd->add_flag("--append", cmd_state->append, "append to the output file's existing graphs instead of replacing it");
     add_dump_flags(*cmd, cmd_state->flags);
     cmd->callback([cmd_state] { run_dump(*cmd_state); });
 }

@@ -1,0 +1,117 @@
+// The dump command end to end, as a user runs it: real files, exit codes, and no
+// partial artifact on error.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "test_paths.h"
+
+namespace mgedump {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+    int status;
+    std::string out;
+};
+
+Run run(const std::string& args) {
+    std::string cmd = test::cli_path() + " " + args + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    int status = pclose(p);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class CliDump : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir = fs::temp_directory_path() / ("mgedump_cli_" + std::to_string(::getpid()) + "_" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+    }
+    void TearDown() override { fs::remove_all(dir); }
+    std::string write(const std::string& name, const std::string& text) {
+        std::ofstream(dir / name) << text;
+        return (dir / name).string();
+    }
+    fs::path dir;
+};
+
+const char* kGraph = R"({
+  "format": "mgedump-graph", "version": 1,
+  "inputs": [{"name": "data", "dtype": "Float32", "shape": [1, 3]}],
+  "constants": [{"name": "c", "dtype": "Float32", "shape": [3], "values": [1, 2, 3]}],
+  "operators": [{"op": "Elemwise", "inputs": ["data", "c"], "params": {"mode": "ADD"}, "outputs": ["out"]}],
+  "outputs": ["out"]
+})";
+
+TEST_F(CliDump, WritesTheArtifactAndPrintsTheResult) {
+    std::string g = write("g.json", kGraph);
+    Run r = run("dump " + g + " -o " + (dir / "g.mge").string() + " --json");
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(fs::file_size(dir / "g.mge"), 712u);  // the Appendix C model as FBS_V2
+    EXPECT_NE(r.out.find("\"nr_opr\": 3"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"outputs\""), std::string::npos) << r.out;
+}
+
+TEST_F(CliDump, BadGraphGivesANonZeroExitAndNoOutputFile) {
+    std::string g = write("bad.json", R"({"format": "mgedump-graph", "version": 1,
+      "inputs": [{"name": "x", "dtype": "Float32", "shape": [2]}],
+      "operators": [{"op": "Frobnicate", "name": "f1", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})");
+    Run r = run("dump " + g + " -o " + (dir / "bad.mge").string());
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.out.find("Frobnicate"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("bad.json"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(dir / "bad.mge"));
+    for (auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().extension(), ".json") << e.path();
+}
+
+TEST_F(CliDump, ImpossibleOptionsAreRejectedBeforeAnythingIsWritten) {
+    std::string g = write("g.json", kGraph);
+    Run r = run("dump " + g + " -o " + (dir / "g.mge").string() + " --compat-older-version 8.14");
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.out.find("FBS"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(dir / "g.mge"));
+}
+
+TEST_F(CliDump, SeveralGraphsGoIntoOneFileOneAfterTheOther) {
+    std::string g = write("g.json", kGraph);
+    std::string out = (dir / "two.mge").string();
+    ASSERT_EQ(run("dump " + g + " " + g + " -o " + out).status, 0);
+    EXPECT_EQ(fs::file_size(out), 2 * 712u);
+    ASSERT_EQ(run("dump " + g + " -o " + out + " --append --dump-format FBS").status, 0);
+    EXPECT_EQ(fs::file_size(out), 2 * 712u + 492u);  // plus the Appendix C model as FBS v1
+}
+
+TEST_F(CliDump, VersionNamesMimallocAsTheAllocator) {
+    Run r = run("--version");
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("mimalloc 2."), std::string::npos) << r.out;
+}
+
+TEST_F(CliDump, MimallocReallyServesTheAllocations) {
+    // mimalloc prints its statistics at exit when asked: proof that it, not
+    // glibc's malloc, is the allocator of the process.
+    std::string g = write("g.json", kGraph);
+    Run r = run("dump " + g + " -o " + (dir / "g.mge").string() + " 2>&1; true");
+    std::string cmd = "MIMALLOC_SHOW_STATS=1 " + test::cli_path() + " dump " + g + " -o " + (dir / "s.mge").string() +
+                      " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    pclose(p);
+    EXPECT_NE(out.find("malloc requested"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace mgedump
