@@ -8,27 +8,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "test_paths.h"
+#include "cli_run.h"
 
 namespace mgedump {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
-    int status;
-    std::string out;
-};
+using test::CliRun;
 
-Run run(const std::string& args) {
-    std::string cmd = test::cli_path() + " " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-    int status = pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+CliRun run(const std::string& args) { return test::run_cli(args); }
 
 class CliDump : public ::testing::Test {
 protected:
@@ -56,7 +45,7 @@ const char* kGraph = R"({
 
 TEST_F(CliDump, WritesTheArtifactAndPrintsTheResult) {
     std::string g = write("g.json", kGraph);
-    Run r = run("dump " + g + " -o " + (dir / "g.mge").string() + " --json");
+    CliRun r = run("dump " + g + " -o " + (dir / "g.mge").string() + " --json");
     ASSERT_EQ(r.status, 0) << r.out;
     EXPECT_EQ(fs::file_size(dir / "g.mge"), 712u);  // the Appendix C model as FBS_V2
     EXPECT_NE(r.out.find("\"nr_opr\": 3"), std::string::npos) << r.out;
@@ -67,7 +56,7 @@ TEST_F(CliDump, BadGraphGivesANonZeroExitAndNoOutputFile) {
     std::string g = write("bad.json", R"({"format": "mgedump-graph", "version": 1,
       "inputs": [{"name": "x", "dtype": "Float32", "shape": [2]}],
       "operators": [{"op": "Frobnicate", "name": "f1", "inputs": ["x"], "outputs": ["y"]}], "outputs": ["y"]})");
-    Run r = run("dump " + g + " -o " + (dir / "bad.mge").string());
+    CliRun r = run("dump " + g + " -o " + (dir / "bad.mge").string());
     EXPECT_NE(r.status, 0);
     EXPECT_NE(r.out.find("Frobnicate"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("bad.json"), std::string::npos) << r.out;
@@ -77,7 +66,7 @@ TEST_F(CliDump, BadGraphGivesANonZeroExitAndNoOutputFile) {
 
 TEST_F(CliDump, ImpossibleOptionsAreRejectedBeforeAnythingIsWritten) {
     std::string g = write("g.json", kGraph);
-    Run r = run("dump " + g + " -o " + (dir / "g.mge").string() + " --compat-older-version 8.14");
+    CliRun r = run("dump " + g + " -o " + (dir / "g.mge").string() + " --compat-older-version 8.14");
     EXPECT_NE(r.status, 0);
     EXPECT_NE(r.out.find("FBS"), std::string::npos) << r.out;
     EXPECT_FALSE(fs::exists(dir / "g.mge"));
@@ -93,7 +82,7 @@ TEST_F(CliDump, SeveralGraphsGoIntoOneFileOneAfterTheOther) {
 }
 
 TEST_F(CliDump, VersionNamesMimallocAsTheAllocator) {
-    Run r = run("--version");
+    CliRun r = run("--version");
     EXPECT_EQ(r.status, 0);
     EXPECT_NE(r.out.find("mimalloc 2."), std::string::npos) << r.out;
 }
@@ -101,12 +90,7 @@ TEST_F(CliDump, VersionNamesMimallocAsTheAllocator) {
 TEST_F(CliDump, MimallocReallyServesTheAllocations) {
     // The dynamic linker's own account: malloc and free, even libc's internal
     // uses, are bound to libmimalloc, not to glibc's allocator.
-    std::string cmd = "LD_DEBUG=bindings " + test::cli_path() + " --version 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-    pclose(p);
+    std::string out = test::run_shell("LD_DEBUG=bindings " + test::cli_path() + " --version").out;
     std::istringstream lines(out);
     std::string line;
     int malloc_bindings = 0, to_mimalloc = 0;
