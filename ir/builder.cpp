@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -129,6 +130,22 @@ FieldValue convert(const ParamArg& a, std::string_view label, const ParamTableDe
     throw GraphError(type_error(label, t, f, "unsupported field type"));
 }
 
+// Fields MegEngine derives from the inputs rather than taking from the user:
+// Dimshuffle.ndim is the input's rank (0 on the wire would make the loader infer
+// max(pattern)+1, which is wrong when the pattern drops axes).
+void complete_params(const Graph& g, const OpDef& def, std::span<const VarId> inputs, std::vector<ParamValue>& params) {
+    if (def.name != "Dimshuffle" || params.empty() || inputs.empty()) return;
+    ParamValue& p = params[0];
+    const ParamTableDesc& t = param_table(p.table);
+    const int ndim = find_field(t, "ndim"), pattern = find_field(t, "pattern");
+    if (ndim < 0 || pattern < 0 || std::get<int64_t>(p.fields[ndim]) != 0) return;
+    int64_t rank = 0;
+    if (inputs[0].value < g.vars.size()) rank = g.vars.shape[inputs[0].value].count;
+    if (rank == 0)
+        for (int32_t axis : std::get<std::vector<int32_t>>(p.fields[pattern])) rank = std::max<int64_t>(rank, axis + 1);
+    p.fields[ndim] = rank;
+}
+
 OpOptions named(std::string_view name) {
     OpOptions o;
     o.name = std::string(name);
@@ -175,7 +192,10 @@ OprId append_op(Graph& g, OpTypeId type, std::span<const VarId> inputs, std::vec
     const auto id = OprId(static_cast<uint32_t>(g.oprs.size()));
     OprTable& o = g.oprs;
     o.type.push_back(type);
-    o.name.push_back(options.name.empty() ? StrId() : g.strings.intern(options.name));
+    // MegEngine names every operator; an unnamed one gets "<Type><index>", which is
+    // also what its output vars are called.
+    const std::string opr_name = options.name.empty() ? fmt::format("{}{}", def.name, id.value) : options.name;
+    o.name.push_back(g.strings.intern(opr_name));
     o.priority.push_back(options.priority);
 
     Range cn{static_cast<uint32_t>(g.opr_comp_nodes.size()), static_cast<uint32_t>(options.comp_nodes.size())};
@@ -183,6 +203,7 @@ OprId append_op(Graph& g, OpTypeId type, std::span<const VarId> inputs, std::vec
     o.comp_nodes.push_back(cn);
     o.output_dtype.push_back(options.output_dtype);
 
+    complete_params(g, def, inputs, params);
     Range pr{static_cast<uint32_t>(g.params.size()), static_cast<uint32_t>(params.size())};
     for (ParamValue& p : params) g.params.push_back(std::move(p));
     o.params.push_back(pr);
@@ -202,7 +223,7 @@ OprId append_op(Graph& g, OpTypeId type, std::span<const VarId> inputs, std::vec
     DType dtype = options.output_dtype;
     if (!dtype.valid && !inputs.empty() && inputs[0].value < g.vars.size()) dtype = g.vars.dtype[inputs[0].value];
     for (uint32_t k = 0; k < nr_out; ++k) {
-        std::string name = options.name.empty() ? fmt::format("{}{}", def.name, id.value) : options.name;
+        std::string name = opr_name;
         if (nr_out > 1) name += fmt::format(":{}", k);
         g.vars.name.push_back(g.strings.intern(name));
         g.vars.dtype.push_back(dtype);
