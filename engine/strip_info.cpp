@@ -1,0 +1,68 @@
+#include "engine/strip_info.h"
+
+#include <set>
+#include <string>
+
+#include "ir/op_registry.h"
+#include "ir/order.h"
+
+namespace mgedump::engine {
+namespace {
+
+using ir::DType;
+using ir::DTypeEnum;
+
+int64_t field(const ir::Graph& g, ir::OprId o, size_t param, std::string_view name) {
+    const ir::ParamValue& p = g.params_of(o)[param];
+    return std::get<int64_t>(p.fields[ir::find_field(ir::param_table(p.table), name)]);
+}
+
+std::string_view elemwise_mode(const ir::Graph& g, ir::OprId o) {
+    const ir::ParamValue& p = g.params_of(o)[0];
+    const ir::FieldDesc& f = ir::param_table(p.table).fields[ir::find_field(ir::param_table(p.table), "mode")];
+    const ir::EnumMember* m = ir::find_enum_member(*f.enum_type, static_cast<uint32_t>(field(g, o, 0, "mode")));
+    std::string_view name = m ? m->name : "";
+    if (name.size() > 1 && name.back() == '_') name.remove_suffix(1);
+    return name;
+}
+
+// The dtype MegEngine gives output k. Var dtypes from the builder default to the
+// first input's, which is wrong for operators whose output type is fixed or comes
+// from a param, and strip info must list the real ones (e.g. "Bool", "Int32").
+DType output_dtype(const ir::Graph& g, ir::OprId o, uint32_t k) {
+    if (g.oprs.output_dtype[o.value].valid) return g.oprs.output_dtype[o.value];
+    const ir::OpDef& def = ir::op_def(g.oprs.type[o.value]);
+    const std::string_view n = def.name;
+    const uint32_t nr_out = g.oprs.outputs[o.value].count;
+    if (n == "TypeCvt") return std::get<DType>(g.params_of(o)[0].fields[0]);
+    if (n == "Eye" || n == "Alloc") return DType::of(static_cast<DTypeEnum>(field(g, o, 0, "dtype")));
+    if (n == "GetVarShape" || n == "Argmax" || n == "Argmin") return DType::of(DTypeEnum::Int32);
+    if ((n == "Argsort" || n == "CondTake" || n == "TopK") && k == 1) return DType::of(DTypeEnum::Int32);
+    if (n == "CheckNonFinite" && k + 1 == nr_out) return DType::of(DTypeEnum::Int32);
+    if (n == "Dropout" && k == 1) return DType::of(DTypeEnum::Byte);  // the mask
+    if (n == "Elemwise") {
+        const std::string_view mode = elemwise_mode(g, o);
+        if (mode == "LT" || mode == "LEQ" || mode == "EQ" || mode == "NEQ" || mode == "ISNAN" || mode == "ISINF")
+            return DType::of(DTypeEnum::Bool);
+    }
+    return g.vars.dtype[g.output_var(o, k).value];
+}
+
+}  // namespace
+
+formats::StripInfo compute_strip_info(const ir::Graph& g) {
+    std::set<std::string> types, dtypes, modes;
+    for (ir::OprId o : ir::dump_order(g)) {
+        const ir::OpDef& def = ir::op_def(g.oprs.type[o.value]);
+        types.emplace(def.typeinfo);
+        for (uint32_t k = 0; k < g.oprs.outputs[o.value].count; ++k) {
+            DType d = output_dtype(g, o, k);
+            if (d.valid) dtypes.emplace(ir::dtype_name(d.type));
+        }
+        if (def.workspace) dtypes.emplace("Byte");
+        if (def.name == "Elemwise") modes.emplace(elemwise_mode(g, o));
+    }
+    return formats::StripInfo{{types.begin(), types.end()}, {dtypes.begin(), dtypes.end()}, {modes.begin(), modes.end()}};
+}
+
+}  // namespace mgedump::engine

@@ -1,0 +1,49 @@
+// The graph JSON format (formats/GRAPH_JSON.md): a documented, human-writable
+// description of a graph. `mgedump dump GRAPH.json` reads it, `mgedump inspect
+// --json` writes it, and CI jobs and tests write it by hand.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "ir/graph.h"
+
+namespace mgedump::formats {
+
+struct GraphJsonReadOptions {
+    // Names the document in every error message ("graph.json: operators[3] ...").
+    std::string label = "graph.json";
+    // Directory that "npy" paths are relative to (the JSON file's directory).
+    std::filesystem::path base_dir = ".";
+};
+
+// Parses, builds and validates a graph. Throws FormatError for anything wrong in
+// the document (syntax, unknown keys, ill-typed values, dangling or duplicate var
+// names, .npy problems) and GraphError for structural problems validation finds;
+// every message starts with the label and names the JSON place.
+ir::Graph parse_graph_json(std::string_view text, const GraphJsonReadOptions& options = {});
+// Reads `path`; the label is the path and npy paths are relative to its directory.
+ir::Graph read_graph_json_file(const std::filesystem::path& path);
+
+struct GraphJsonWriteOptions {
+    // Tensors with at most this many elements, of a dtype JSON numbers hold exactly,
+    // are written as "values"; larger ones as base64 or .npy.
+    uint64_t max_inline_values = 16;
+    // With json_dir set, tensors of more than this many bytes go to .npy files.
+    uint64_t npy_threshold_bytes = 64 * 1024;
+    // The directory the JSON will be saved in; empty: never write .npy files.
+    std::filesystem::path json_dir;
+    // Where under json_dir the .npy files go (created if missing).
+    std::string npy_subdir = "tensors";
+    // nlohmann::json::dump indentation; -1 for one line.
+    int indent = 2;
+};
+
+// Writes every operator of `g` (in a dependency order) so that parsing the result
+// reproduces g's operators, params, tensors, var names/dtypes/shapes and outputs.
+// Throws GraphError for a graph whose params do not match its operators' tables.
+std::string graph_to_json(const ir::Graph& g, const GraphJsonWriteOptions& options = {});
+
+}  // namespace mgedump::formats
