@@ -40,6 +40,10 @@ struct DumpOptions {
     std::optional<std::string> compat_older_version;
     // Written as Graph.mgb_version / Model.mge_version.
     uint32_t mgb_version = kDefaultMgbVersion;
+    // Merge constants/params with identical bytes into one operator before writing
+    // (engine/passes/param_dedup.h). Off by default, as MegEngine; files stay
+    // loadable by MegEngine either way, only smaller.
+    bool dedup_params = false;
 };
 
 std::string_view format_name(DumpFormat f);

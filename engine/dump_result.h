@@ -18,6 +18,9 @@ struct DumpResult {
     std::vector<std::string> params;   // VALUE_SHARED names in dump order, with keep_param_name
     std::string xxh3_128;              // hex digest of the written bytes
     std::vector<std::string> warnings; // e.g. non-finite float32 parameter values
+    // With DumpOptions::dedup_params: holder operators merged away and value bytes not written.
+    uint64_t dedup_tensors_saved = 0;
+    uint64_t dedup_bytes_saved = 0;
 };
 
 }  // namespace mgedump::engine

@@ -7,6 +7,7 @@
 namespace mgedump::cli {
 
 void register_dump(CLI::App& app);
+void register_batch(CLI::App& app);
 
 // The exit code decided by the subcommand that ran (0 = success).
 int exit_code();

@@ -26,6 +26,8 @@ void add_dump_flags(CLI::App& cmd, DumpFlags& f) {
                    "Metadata.optimize_options (inference optimization bits)");
     cmd.add_option("--mgb-version", f.mgb_version, "version number written into the file (default 101304 = 1.13.4)");
     cmd.add_flag("--json", f.json, "print the dump result as JSON");
+    cmd.add_flag("--no-dedup", f.no_dedup,
+                 "write identical constants/params once per copy, as MegEngine does (default: merge them)");
 }
 
 engine::DumpOptions to_options(const DumpFlags& f, const std::optional<ir::Metadata>& base_metadata) {
@@ -41,6 +43,7 @@ engine::DumpOptions to_options(const DumpFlags& f, const std::optional<ir::Metad
     if (!f.strip_info_file.empty()) o.strip_info_file = f.strip_info_file;
     o.append_json = f.append_json;
     o.mgb_version = f.mgb_version;
+    o.dedup_params = !f.no_dedup;
     o.metadata = base_metadata;
     if (f.metadata_is_valid || f.metadata_graph_modified || f.metadata_user_info || f.metadata_optimize_options) {
         ir::Metadata m = base_metadata.value_or(ir::Metadata{});

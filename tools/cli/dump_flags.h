@@ -29,6 +29,8 @@ struct DumpFlags {
     std::optional<uint64_t> metadata_optimize_options;
     uint32_t mgb_version = engine::kDefaultMgbVersion;
     bool json = false;  // print the dump result as JSON
+    // The CLI merges identical constants/params by default (the library does not).
+    bool no_dedup = false;
 };
 
 void add_dump_flags(CLI::App& cmd, DumpFlags& flags);

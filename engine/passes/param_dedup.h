@@ -1,0 +1,32 @@
+// Parameter dedup inside one model: constant and parameter operators
+// (ImmutableTensor, SharedDeviceTensor) whose tensors are equal — bytes, dtype,
+// shape, comp node, and everything else the dump would write for them — are
+// merged into the first of them in dump order, and consumers use that one.
+// MegEngine writes each such operator's bytes; after this pass they are written once.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/graph.h"
+
+namespace mgedump::engine {
+
+struct ParamDedupOptions {
+    // Kept names must survive: parameters whose names differ are then not merged.
+    bool keep_param_name = false;
+    // Likewise operator names and priorities, when they are written.
+    bool keep_opr_name = false;
+    bool keep_opr_priority = false;
+};
+
+struct ParamDedupStats {
+    uint64_t tensors_saved = 0;  // operators (each with one tensor) merged away
+    uint64_t bytes_saved = 0;    // value bytes no longer written
+};
+
+// Merges in place. Operators whose output is a requested graph output are never
+// merged away (the output would change its var and name). The choice of survivor
+// follows dump order, so the result never depends on hashing or scheduling.
+ParamDedupStats dedup_params(ir::Graph& g, const ParamDedupOptions& options = {});
+
+}  // namespace mgedump::engine

@@ -1,0 +1,297 @@
+#include "jobs/batch.h"
+
+#include <fmt/format.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+
+#include "engine/dump.h"
+#include "engine/strip_info.h"
+#include "ir/error.h"
+#include "jobs/memory_gate.h"
+#include "jobs/model_input.h"
+#include "jobs/output_path.h"
+#include "jobs/stamp.h"
+
+namespace mgedump::jobs {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+uint64_t default_budget() {
+    long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return 4ull << 30;
+    return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
+}
+
+// One model moving through the pipeline.
+struct InFlight {
+    const Job* job = nullptr;
+    size_t slot = 0;        // first report row of this job
+    uint64_t footprint = 0; // held in the memory gate until the job is done
+    std::optional<ModelInput> input;
+    std::string input_digest;
+    std::optional<formats::StripInfo> strip_info;
+};
+
+// The input digest covers the file and every tensor value it brings in (a graph
+// JSON's .npy files included), so changing any of them re-runs the job.
+std::string input_digest(const std::string& file_digest, const std::vector<Digest128>& blobs) {
+    XXH3_state_t* s = XXH3_createState();
+    XXH3_128bits_reset(s);
+    XXH3_128bits_update(s, file_digest.data(), file_digest.size());
+    for (const Digest128& d : blobs) XXH3_128bits_update(s, &d, sizeof d);
+    XXH128_hash_t h = XXH3_128bits_digest(s);
+    XXH3_freeState(s);
+    return fmt::format("{:016x}{:016x}", h.high64, h.low64);
+}
+
+// Prefixes the model unless the message already starts with it (graph JSON and
+// model readers name their file themselves).
+std::string with_model(const Job& job, std::string_view what) {
+    const std::string label = job.input.string();
+    if (what.starts_with(label)) return std::string(what);
+    return fmt::format("{}: {}", label, what);
+}
+
+class Runner {
+public:
+    // The cache may keep a quarter of the budget of shared bytes alive between models.
+    Runner(const Manifest& m, const BatchOptions& o) : manifest_(m), options_(o), gate_(budget()), cache_(budget() / 4) {
+        ops_ = o.file_ops ? o.file_ops : &default_ops_;
+    }
+
+    BatchReport run() {
+        const auto start = Clock::now();
+        std::error_code ec;
+        fs::create_directories(options_.out_dir, ec);
+        if (ec) throw Error(fmt::format("{}: cannot create output directory: {}", options_.out_dir.string(), ec.message()));
+
+        for (const Job& job : manifest_.jobs)
+            if (in_shard(job, options_.shard)) selected_.push_back(&job);
+        lay_out_report();
+        const unsigned threads = options_.threads ? options_.threads : tbb::this_task_arena::max_concurrency();
+
+        tbb::task_arena arena(static_cast<int>(threads));
+        arena.execute([&] {
+            plan_footprints();
+            run_pipeline(threads);
+        });
+
+        report_.threads = threads;
+        report_.memory_budget = budget();
+        report_.shard = options_.shard;
+        finish_report();
+        report_.seconds = since(start);
+        return std::move(report_);
+    }
+
+private:
+    uint64_t budget() const { return options_.memory_budget ? options_.memory_budget : default_budget(); }
+
+    // Rows are laid out before anything runs, so each job writes only its own rows
+    // and the report order is the manifest's whatever the scheduling.
+    void lay_out_report() {
+        for (const Job* job : selected_) {
+            first_row_.push_back(report_.artifacts.size());
+            ArtifactReport row;
+            row.job = job->index;
+            row.input = job->input.string();
+            if (job->variants.empty()) report_.artifacts.push_back(row);
+            for (const Variant& v : job->variants) {
+                row.path = v.output;
+                row.format = v.options.dump_format;
+                report_.artifacts.push_back(row);
+            }
+        }
+        strip_infos_.resize(selected_.size());
+        input_bytes_.resize(selected_.size());
+    }
+
+    void plan_footprints() {
+        footprints_.resize(selected_.size());
+        tbb::parallel_for(size_t(0), selected_.size(), [&](size_t i) {
+            footprints_[i] = estimate_footprint(selected_[i]->input, selected_[i]->variants.size());
+        });
+        for (uint64_t f : footprints_) footprint_total_ += f;
+    }
+
+    void run_pipeline(unsigned threads) {
+        // One token per thread would idle threads while a model waits on I/O; two
+        // keep them busy. With one thread, one token: a second model could only be
+        // admitted by blocking the one thread the first needs.
+        const size_t tokens = threads <= 1 ? 1 : threads * 2;
+        size_t next = 0;
+        tbb::parallel_pipeline(
+            tokens,
+            tbb::make_filter<void, InFlight*>(tbb::filter_mode::serial_in_order,
+                                              [&](tbb::flow_control& fc) -> InFlight* {
+                                                  if (next == selected_.size()) {
+                                                      fc.stop();
+                                                      return nullptr;
+                                                  }
+                                                  auto* w = new InFlight;
+                                                  w->job = selected_[next];
+                                                  w->slot = next;
+                                                  w->footprint = footprints_[next];
+                                                  ++next;
+                                                  gate_.acquire(w->footprint);
+                                                  return w;
+                                              }) &
+                tbb::make_filter<InFlight*, InFlight*>(tbb::filter_mode::parallel,
+                                                       [&](InFlight* w) { return load(w); }) &
+                tbb::make_filter<InFlight*, void>(tbb::filter_mode::parallel, [&](InFlight* w) { emit(w); }));
+    }
+
+    // read → parse → intern blobs; strip info from the graph as given (spec §8).
+    InFlight* load(InFlight* w) {
+        const Job& job = *w->job;
+        if (!job.error.empty()) return w;
+        try {
+            w->input = read_model_input(job.input);
+            std::vector<Digest128> digests = cache_.intern_graph(w->input->graph);
+            w->input_digest = input_digest(w->input->file_digest, digests);
+            input_bytes_[w->slot] = w->input->file_bytes;
+            w->strip_info = engine::compute_strip_info(w->input->graph);
+        } catch (const std::exception& e) {
+            w->input.reset();
+            fail_job(w, with_model(job, e.what()));
+        }
+        return w;
+    }
+
+    void fail_job(InFlight* w, const std::string& error) {
+        size_t row = first_row_[w->slot];
+        size_t rows = std::max<size_t>(1, w->job->variants.size());
+        for (size_t k = 0; k < rows; ++k) {
+            report_.artifacts[row + k].status = ArtifactStatus::Failed;
+            report_.artifacts[row + k].error = error;
+        }
+    }
+
+    // passes → serialize → write, per variant; then the model leaves memory.
+    void emit(InFlight* w) {
+        std::unique_ptr<InFlight> owned(w);
+        const Job& job = *w->job;
+        if (!job.error.empty()) fail_job(w, with_model(job, job.error));
+        if (w->input) {
+            for (size_t k = 0; k < job.variants.size(); ++k) emit_variant(*w, job.variants[k], first_row_[w->slot] + k);
+            strip_infos_[w->slot] = std::move(w->strip_info);
+        }
+        const uint64_t footprint = w->footprint;
+        const size_t slot = w->slot;
+        owned.reset();  // drop the graph before admitting the next model
+        gate_.release(footprint);
+        progress(slot);
+    }
+
+    void emit_variant(const InFlight& w, const Variant& v, size_t row) {
+        ArtifactReport& a = report_.artifacts[row];
+        const auto start = Clock::now();
+        try {
+            engine::DumpOptions options = v.options;
+            if (!options.metadata) options.metadata = w.input->metadata;  // a re-dump keeps the model's metadata
+            const fs::path artifact = resolve_output(options_.out_dir, v.output);
+            const fs::path stamp = stamp_path(options_.out_dir, v.output);
+            const StampKey key = make_stamp_key(w.input_digest, options);
+            if (options_.incremental) {
+                if (auto recorded = up_to_date(artifact, stamp, key)) {
+                    a.result = std::move(*recorded);
+                    a.status = ArtifactStatus::Skipped;
+                    a.seconds = since(start);
+                    return;
+                }
+            }
+            engine::Dumped d = engine::dump_graph(w.input->graph, options);
+            auto segments = d.bytes.segments();
+            engine::write_file_atomically(artifact.string(), segments, *ops_);
+            write_stamp(stamp, key, d.result, *ops_);
+            a.result = std::move(d.result);
+            a.status = ArtifactStatus::Written;
+        } catch (const std::exception& e) {
+            a.status = ArtifactStatus::Failed;
+            a.error = with_model(*w.job, e.what());
+        }
+        a.seconds = since(start);
+    }
+
+    void progress(size_t slot) {
+        if (!options_.on_progress) return;
+        std::lock_guard lock(progress_mutex_);
+        ++done_;
+        bytes_done_ += input_bytes_[slot];
+        work_done_ += footprints_[slot];
+        JobProgress p{done_, selected_.size(), bytes_done_, work_done_, footprint_total_,
+                      &report_.artifacts[first_row_[slot]],
+                      std::max<size_t>(1, selected_[slot]->variants.size())};
+        options_.on_progress(p);
+    }
+
+    void finish_report() {
+        BatchTotals& t = report_.totals;
+        t.jobs = selected_.size();
+        for (uint64_t b : input_bytes_) t.input_bytes += b;
+        for (const ArtifactReport& a : report_.artifacts) {
+            ++t.artifacts;
+            switch (a.status) {
+                case ArtifactStatus::Written: ++t.written; break;
+                case ArtifactStatus::Skipped: ++t.skipped; break;
+                case ArtifactStatus::Failed: ++t.failed; break;
+            }
+            if (a.status == ArtifactStatus::Failed) continue;
+            t.bytes += a.result.tot_bytes;
+            t.dedup_tensors_saved += a.result.dedup_tensors_saved;
+            t.dedup_bytes_saved += a.result.dedup_bytes_saved;
+            report_.strip_info_hash = a.result.content_hash;
+        }
+        // append_json over the models in job order: existing values keep their place,
+        // new ones go to the end (spec §8).
+        auto append = [](std::vector<std::string>& into, const std::vector<std::string>& from) {
+            for (const std::string& s : from)
+                if (std::ranges::find(into, s) == into.end()) into.push_back(s);
+        };
+        for (const auto& s : strip_infos_) {
+            if (!s) continue;
+            append(report_.strip_info.opr_types, s->opr_types);
+            append(report_.strip_info.dtypes, s->dtypes);
+            append(report_.strip_info.elemwise_modes, s->elemwise_modes);
+        }
+        report_.blobs = cache_.stats();
+    }
+
+    const Manifest& manifest_;
+    const BatchOptions& options_;
+    MemoryGate gate_;
+    engine::FileOps default_ops_;
+    engine::FileOps* ops_ = nullptr;
+    BlobCache cache_;
+    std::vector<const Job*> selected_;
+    std::vector<size_t> first_row_;
+    std::vector<uint64_t> footprints_;
+    std::vector<uint64_t> input_bytes_;
+    std::vector<std::optional<formats::StripInfo>> strip_infos_;
+    uint64_t footprint_total_ = 0;
+    BatchReport report_;
+    std::mutex progress_mutex_;
+    size_t done_ = 0;
+    uint64_t bytes_done_ = 0;
+    uint64_t work_done_ = 0;
+};
+
+}  // namespace
+
+BatchReport run_batch(const Manifest& manifest, const BatchOptions& options) {
+    return Runner(manifest, options).run();
+}
+
+}  // namespace mgedump::jobs

@@ -1,0 +1,31 @@
+// Reading one job's input into a graph: graph JSON (formats/graph_json.h) or a
+// .mge file of either format (engine/load.h), told apart by the model magic.
+// Also the cheap up-front estimate of what a model will cost in memory.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "ir/graph.h"
+#include "ir/metadata.h"
+
+namespace mgedump::jobs {
+
+struct ModelInput {
+    ir::Graph graph;
+    std::optional<ir::Metadata> metadata;  // a loaded .mge file's; re-dumps keep it
+    uint64_t file_bytes = 0;
+    std::string file_digest;  // xxh3-128 of the input file
+};
+
+// Throws Error (FormatError, GraphError, ...) naming the path.
+ModelInput read_model_input(const std::filesystem::path& path);
+
+// Bytes a model will hold while in flight: its input (and, for graph JSON, the
+// .npy files it names) plus one serialized copy per variant. Never throws: an
+// unreadable input costs little and fails when read.
+uint64_t estimate_footprint(const std::filesystem::path& path, size_t variants);
+
+}  // namespace mgedump::jobs

@@ -1,0 +1,25 @@
+// Output names from a manifest are untrusted: a job may only ever write inside
+// OUT_DIR. Names are relative paths of plain components ("nets/resnet.mge");
+// absolute paths, "..", ".", empty components, control characters and paths
+// through symlinks are rejected.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace mgedump::jobs {
+
+// Where the batch keeps its incremental stamps, inside OUT_DIR; no output may use it.
+inline constexpr std::string_view kStampDirName = ".mgedump-stamps";
+
+// Checks the name's syntax and returns it with "/" separators. Throws OptionError
+// naming the output and the rule broken.
+std::string check_output_name(std::string_view name);
+
+// OUT_DIR / name, after checking that no existing directory on the way (and not the
+// file itself) is a symlink, so the resolved path is inside OUT_DIR even if someone
+// planted links there. Creates missing directories. Throws Error naming the output.
+std::filesystem::path resolve_output(const std::filesystem::path& out_dir, std::string_view name);
+
+}  // namespace mgedump::jobs

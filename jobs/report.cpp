@@ -1,0 +1,106 @@
+#include "jobs/report.h"
+
+#include <fmt/format.h>
+
+#include "jobs/version.h"
+
+namespace mgedump::jobs {
+
+std::string_view status_name(ArtifactStatus s) {
+    switch (s) {
+        case ArtifactStatus::Written: return "written";
+        case ArtifactStatus::Skipped: return "skipped";
+        case ArtifactStatus::Failed: return "failed";
+    }
+    return "?";
+}
+
+nlohmann::ordered_json report_to_json(const BatchReport& r) {
+    using J = nlohmann::ordered_json;
+    J artifacts = J::array();
+    for (const ArtifactReport& a : r.artifacts) {
+        J e;
+        e["path"] = a.path;
+        e["job"] = a.job;
+        e["input"] = a.input;
+        e["format"] = engine::format_name(a.format);
+        e["status"] = status_name(a.status);
+        if (a.status == ArtifactStatus::Failed) {
+            e["error"] = a.error;
+        } else {
+            const engine::DumpResult& d = a.result;
+            e["bytes"] = d.tot_bytes;
+            e["xxh3_128"] = d.xxh3_128;
+            e["content_hash"] = d.content_hash;
+            e["nr_opr"] = d.nr_opr;
+            e["tensor_value_bytes"] = d.tensor_value_bytes;
+            e["inputs"] = d.inputs;
+            e["outputs"] = d.outputs;
+            e["params"] = d.params;
+            e["dedup_tensors_saved"] = d.dedup_tensors_saved;
+            e["dedup_bytes_saved"] = d.dedup_bytes_saved;
+            e["warnings"] = d.warnings;
+        }
+        e["seconds"] = a.seconds;
+        artifacts.push_back(std::move(e));
+    }
+    const BatchTotals& t = r.totals;
+    J j;
+    j["engine_version"] = engine_version();
+    j["shard"] = J{{"index", r.shard.index}, {"count", r.shard.count},
+                   {"by", r.shard.by == ShardBy::Index ? "index" : "name"}};
+    j["totals"] = J{{"jobs", t.jobs},
+                    {"artifacts", t.artifacts},
+                    {"written", t.written},
+                    {"skipped", t.skipped},
+                    {"failed", t.failed},
+                    {"bytes", t.bytes},
+                    {"input_bytes", t.input_bytes},
+                    {"dedup_tensors_saved", t.dedup_tensors_saved},
+                    {"dedup_bytes_saved", t.dedup_bytes_saved}};
+    j["blob_cache"] = J{{"blobs", r.blobs.blobs},
+                        {"bytes", r.blobs.bytes},
+                        {"unique_blobs", r.blobs.unique_blobs},
+                        {"unique_bytes", r.blobs.unique_bytes}};
+    j["strip_info"] = J{{"opr_types", r.strip_info.opr_types},
+                        {"dtypes", r.strip_info.dtypes},
+                        {"elemwise_modes", r.strip_info.elemwise_modes},
+                        {"hash", r.strip_info_hash}};
+    j["artifacts"] = std::move(artifacts);
+    j["run"] = J{{"threads", r.threads},
+                 {"memory_budget", r.memory_budget},
+                 {"seconds", r.seconds},
+                 {"source_of_shard", r.shard.source},
+                 {"bytes_hashed", r.blobs.bytes_hashed}};
+    return j;
+}
+
+std::string report_summary(const BatchReport& r, size_t max_lines) {
+    const BatchTotals& t = r.totals;
+    std::string s = fmt::format("mgedump batch: {} job(s), {} artifact(s): {} written, {} up to date, {} failed",
+                                t.jobs, t.artifacts, t.written, t.skipped, t.failed);
+    if (r.shard.count > 1) s += fmt::format(" (shard {}/{})", r.shard.index, r.shard.count);
+    s += "\n";
+    s += fmt::format("  {:.1f} MB out, {:.1f} MB in; tensor bytes {:.1f} MB, {:.1f} MB unique across models",
+                     t.bytes / 1e6, t.input_bytes / 1e6, r.blobs.bytes / 1e6, r.blobs.unique_bytes / 1e6);
+    if (t.dedup_tensors_saved)
+        s += fmt::format("; dedup saved {} tensor(s), {:.1f} MB", t.dedup_tensors_saved, t.dedup_bytes_saved / 1e6);
+    s += fmt::format("; {:.2f} s on {} thread(s)\n", r.seconds, r.threads);
+    size_t shown = 0;
+    for (const ArtifactReport& a : r.artifacts) {
+        if (shown == max_lines) {
+            s += fmt::format("  ... and {} more (see the report)\n", r.artifacts.size() - shown);
+            break;
+        }
+        ++shown;
+        if (a.status == ArtifactStatus::Failed)
+            s += fmt::format("  FAILED  {}  ({}): {}\n", a.path, a.input, a.error);
+        else
+            s += fmt::format("  {:<7} {}  {} bytes  {}  xxh3 {}  content_hash {}\n", status_name(a.status), a.path,
+                             a.result.tot_bytes, engine::format_name(a.format), a.result.xxh3_128,
+                             a.result.content_hash);
+    }
+    return s;
+}
+
+}  // namespace mgedump::jobs

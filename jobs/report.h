@@ -1,0 +1,63 @@
+// What a batch did, for CI (one JSON document) and for people (a one-screen
+// summary). Everything outside the "run" object and the "seconds" fields depends
+// only on the manifest and the inputs, never on thread count or scheduling.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/dump_options.h"
+#include "engine/dump_result.h"
+#include "formats/strip_info_json.h"
+#include "jobs/blob_cache.h"
+#include "jobs/shard.h"
+
+namespace mgedump::jobs {
+
+enum class ArtifactStatus : uint8_t { Written, Skipped, Failed };
+std::string_view status_name(ArtifactStatus s);
+
+struct ArtifactReport {
+    size_t job = 0;       // manifest index
+    std::string input;    // as given
+    std::string path;     // output name, relative to OUT_DIR
+    engine::DumpFormat format = engine::DumpFormat::FBS_V2;
+    ArtifactStatus status = ArtifactStatus::Failed;
+    std::string error;    // names the model, and the operator and field when known
+    engine::DumpResult result;
+    double seconds = 0;   // dump + write
+};
+
+struct BatchTotals {
+    uint64_t jobs = 0, artifacts = 0, written = 0, skipped = 0, failed = 0;
+    uint64_t bytes = 0;              // artifact bytes (written and skipped)
+    uint64_t input_bytes = 0;        // model input files read
+    uint64_t dedup_tensors_saved = 0, dedup_bytes_saved = 0;
+};
+
+struct BatchReport {
+    std::vector<ArtifactReport> artifacts;  // job order, then variant order
+    BatchTotals totals;
+    Shard shard;
+    BlobCacheStats blobs;
+    // Merged over the batch's models in job order, as append_json would (spec §8);
+    // "hash" is the content_hash of the last artifact in that order.
+    formats::StripInfo strip_info;
+    uint64_t strip_info_hash = 0;
+    // Run facts that legitimately differ between runs.
+    unsigned threads = 0;
+    uint64_t memory_budget = 0;
+    double seconds = 0;
+
+    bool ok() const { return totals.failed == 0; }
+};
+
+nlohmann::ordered_json report_to_json(const BatchReport& r);
+// The summary printed at the end of a run: totals, failures with their errors,
+// and the artifacts (size, digest) — at most `max_lines` of them.
+std::string report_summary(const BatchReport& r, size_t max_lines = 20);
+
+}  // namespace mgedump::jobs

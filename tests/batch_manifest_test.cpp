@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+
+#include "batch_fixtures.h"
+#include "ir/error.h"
+#include "jobs/manifest.h"
+
+namespace mgedump::test {
+namespace {
+
+TEST(BatchManifest, VariantOptionsOverrideJobOptionsWhichOverrideDefaultsWhichOverrideTheCommandLine) {
+    engine::DumpOptions cli;
+    cli.keep_opr_name = true;
+    cli.keep_var_name = 2;
+    jobs::Manifest m = jobs::parse_manifest(R"({
+        "defaults": {"keep_var_name": 0, "dedup_params": true},
+        "jobs": [{"input": "nets/a.json", "output": "a", "keep_param_name": true,
+                  "variants": [{"suffix": ".v2.mge"},
+                               {"suffix": ".fbs.mge", "dump_format": "FBS", "compat_older_version": "8.14",
+                                "keep_param_name": false}]}]})",
+                                            "/base", cli);
+    ASSERT_EQ(m.jobs.size(), 1u);
+    const jobs::Job& j = m.jobs[0];
+    ASSERT_TRUE(j.error.empty()) << j.error;
+    EXPECT_EQ(j.input, fs::path("/base/nets/a.json"));
+    ASSERT_EQ(j.variants.size(), 2u);
+    EXPECT_EQ(j.variants[0].output, "a.v2.mge");
+    EXPECT_EQ(j.variants[1].output, "a.fbs.mge");
+    for (const auto& v : j.variants) {
+        EXPECT_TRUE(v.options.keep_opr_name);      // command line
+        EXPECT_EQ(v.options.keep_var_name, 0);     // defaults
+        EXPECT_TRUE(v.options.dedup_params);
+    }
+    EXPECT_TRUE(j.variants[0].options.keep_param_name);  // job
+    EXPECT_FALSE(j.variants[1].options.keep_param_name); // variant
+    EXPECT_EQ(j.variants[1].options.dump_format, engine::DumpFormat::FBS);
+    EXPECT_EQ(j.variants[1].options.compat_older_version, "8.14");
+}
+
+TEST(BatchManifest, JsonLinesTakeDefaultsLinesAndNameOutputsAfterTheirInputs) {
+    jobs::Manifest m = jobs::parse_manifest(
+        R"({"input": "a.json"})" "\n\n" R"({"defaults": {"dump_format": "FBS"}})" "\n" R"({"input": "dir/b.mge"})" "\n",
+        "/in", {});
+    ASSERT_EQ(m.jobs.size(), 2u);
+    EXPECT_EQ(m.jobs[0].variants[0].output, "a.mge");
+    EXPECT_EQ(m.jobs[0].variants[0].options.dump_format, engine::DumpFormat::FBS_V2);
+    EXPECT_EQ(m.jobs[1].variants[0].output, "b.mge");
+    EXPECT_EQ(m.jobs[1].variants[0].options.dump_format, engine::DumpFormat::FBS);
+    EXPECT_EQ(m.jobs[1].index, 1u);
+}
+
+TEST(BatchManifest, ABadEntryFailsOnlyThatJobAndSaysWhy) {
+    jobs::Manifest m = jobs::parse_manifest(R"([{"input": "a.json", "keep_var_name": 7},
+                                                {"input": "b.json", "colour": "red"},
+                                                {"input": "c.json", "strip_info_file": "s.json"},
+                                                {"input": "d.json"}])",
+                                            "/in", {});
+    ASSERT_EQ(m.jobs.size(), 4u);
+    EXPECT_NE(m.jobs[0].error.find("keep_var_name"), std::string::npos) << m.jobs[0].error;
+    EXPECT_NE(m.jobs[1].error.find("colour"), std::string::npos) << m.jobs[1].error;
+    EXPECT_NE(m.jobs[2].error.find("strip_info_file"), std::string::npos) << m.jobs[2].error;
+    EXPECT_TRUE(m.jobs[3].error.empty());
+}
+
+TEST(BatchManifest, TwoJobsWritingOneOutputFailTheLaterOne) {
+    jobs::Manifest m = jobs::parse_manifest(R"([{"input": "a.json", "output": "x.mge"},
+                                                {"input": "b.json", "output": "x.mge"}])",
+                                            "/in", {});
+    EXPECT_TRUE(m.jobs[0].error.empty());
+    EXPECT_NE(m.jobs[1].error.find("already written by job 0"), std::string::npos) << m.jobs[1].error;
+}
+
+TEST(BatchManifest, SyntaxErrorsNameTheLine) {
+    try {
+        jobs::parse_manifest("{\"input\": \"a.json\"}\n{oops\n", "/in", {}, "m.jsonl");
+        FAIL();
+    } catch (const FormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("m.jsonl:2"), std::string::npos) << e.what();
+    }
+}
+
+TEST(BatchManifest, DirectoryModeTakesGraphsAndModelsInNameOrder) {
+    ScratchDir in;
+    write_text(in / "b.json", "{}");
+    write_text(in / "a.mge", "x");
+    write_text(in / "notes.txt", "x");
+    jobs::Manifest m = jobs::scan_directory(in.path, {});
+    ASSERT_EQ(m.jobs.size(), 2u);
+    EXPECT_EQ(m.jobs[0].input.filename(), "a.mge");
+    EXPECT_EQ(m.jobs[1].variants[0].output, "b.mge");
+}
+
+}  // namespace
+}  // namespace mgedump::test
