@@ -319,8 +319,8 @@ private:
         std::string ctx = at(path);
         if (!e.is_object()) fail(ctx, fmt::format("expected an object, got {}", kind_of(e)));
         std::string name;
-        if (const Json* n = find(e, "name")) {
-            if (!n->is_string()) fail(ctx, fmt::format("\"name\": expected a string, got {}", kind_of(*n)));
+        if (const Json* n = find(e, "name"); n && !n->is_null()) {
+            if (!n->is_string()) fail(ctx, fmt::format("\"name\": expected a string or null, got {}", kind_of(*n)));
             name = n->get<std::string>();
             ctx = at(fmt::format("{} (\"{}\")", path, name));
         }
@@ -348,6 +348,9 @@ private:
         ir::ParamArgs args;
         append_param_args(e, def, ctx, args);
         std::vector<ir::ParamValue> params = ir::make_params(def, args, ctx);
+        // The builder completes some fields from the inputs (Dimshuffle.ndim); a value
+        // the document states is kept as stated.
+        const std::vector<ir::ParamValue> as_given = params;
 
         ir::OpOptions options;
         options.name = name;
@@ -391,7 +394,9 @@ private:
                                   want_tensors && tensors.empty() ? " (or use the inputs/constants sections)" : ""));
 
         ir::OprId o = b_.add_op(type, inputs, std::move(params), options);
-        if (find(e, "name")) g().oprs.name[o.value] = g().strings.intern(name);  // "" is a name too
+        if (const Json* n = find(e, "name"))  // "" is a name too; null is no name
+            g().oprs.name[o.value] = n->is_null() ? ir::StrId() : g().strings.intern(name);
+        for (const ir::NamedParamArg& a : args) restore_field(o, as_given, a.field);
         for (size_t i = 0; i < tensors.size(); ++i)
             read_op_tensor(tensors[i], def, o, fmt::format("{}: tensors[{}]", ctx, i));
         read_blobs(e, o, ctx);
@@ -407,6 +412,21 @@ private:
             VarId v = g().output_var(o, k);
             if (outs) read_output_entry((*outs)[k], v, fmt::format("{}: outputs[{}]", ctx, k), path);
             else define(std::string(g().str(g().vars.name[v.value])), v, ctx, path);
+        }
+    }
+
+    void restore_field(ir::OprId o, const std::vector<ir::ParamValue>& as_given, std::string_view key) {
+        std::string_view table_part, field_part = key;
+        if (auto dot = key.find('.'); dot != std::string_view::npos) {
+            table_part = key.substr(0, dot);
+            field_part = key.substr(dot + 1);
+        }
+        const ir::Range r = g().oprs.params[o.value];
+        for (uint32_t i = 0; i < r.count && i < as_given.size(); ++i) {
+            ir::ParamValue& p = g().params[r.begin + i];
+            const ir::ParamTableDesc& t = ir::param_table(p.table);
+            if (!table_part.empty() && t.name != table_part) continue;
+            if (int f = ir::find_field(t, field_part); f >= 0) p.fields[f] = as_given[i].fields[f];
         }
     }
 

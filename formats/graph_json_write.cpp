@@ -347,7 +347,10 @@ private:
                 throw GraphError(fmt::format("{}: param {} is {}, expected {}", ir::describe_opr(g_, o), i, t.name,
                                              def.params[i]));
             for (size_t f = 0; f < t.fields.size(); ++f) {
-                if (params[i].fields[f] == defaults[i].fields[f]) continue;
+                // Dimshuffle.ndim is filled in from the input by the builder when left
+                // out, so the writer always states it.
+                const bool always = def.name == "Dimshuffle" && t.fields[f].name == "ndim";
+                if (params[i].fields[f] == defaults[i].fields[f] && !always) continue;
                 bool shared = false;
                 for (size_t j = 0; j < params.size(); ++j)
                     shared = shared || (j != i && ir::find_field(ir::param_table(params[j].table), t.fields[f].name) >= 0);
@@ -394,7 +397,8 @@ private:
         Json e = Json::object();
         e["op"] = std::string(def.name);
         const bool named = g_.oprs.name[o.value].valid();
-        if (named) e["name"] = std::string(g_.str(g_.oprs.name[o.value]));
+        // Left out, the reader would name it "<Op><index>"; null keeps it unnamed.
+        e["name"] = named ? Json(std::string(g_.str(g_.oprs.name[o.value]))) : Json(nullptr);
         auto in = g_.inputs_of(o);
         if (!in.empty()) {
             Json refs = Json::array();

@@ -238,6 +238,17 @@ Graph awkward_graph() {
     g.vars.original_id[conv.value] = 77;
     g.tensors.comp_node[0] = ir::StrId();
     g.oprs.name[s.value] = g.strings.intern("");
+    g.oprs.name[g.vars.owner[conv.value].value] = ir::StrId();  // loaded without operator names
+    // A loaded Dimshuffle may carry ndim 0 ("infer"), which the builder would fill in.
+    ir::OpOptions shuffle;
+    shuffle.name = "shuffle";
+    OprId d = ir::append_op(g, ir::find_op("Dimshuffle"), std::vector<VarId>{x},
+                            ir::make_params(ir::op_def(ir::find_op("Dimshuffle")), {{"pattern", std::vector<int32_t>{1, 0}}},
+                                            "shuffle"),
+                            shuffle);
+    ir::ParamValue& dp = g.params[g.oprs.params[d.value].begin];
+    dp.fields[ir::find_field(ir::param_table(dp.table), "ndim")] = int64_t{0};
+    g.outputs.push_back(g.output_var(d, 0));
     return g;
 }
 
