@@ -75,16 +75,25 @@ nlohmann::ordered_json report_to_json(const BatchReport& r) {
     return j;
 }
 
+namespace {
+std::string human(uint64_t n) {
+    if (n < 10'000) return fmt::format("{} B", n);
+    if (n < 10'000'000) return fmt::format("{:.1f} kB", n / 1e3);
+    if (n < 10'000'000'000) return fmt::format("{:.1f} MB", n / 1e6);
+    return fmt::format("{:.2f} GB", n / 1e9);
+}
+}  // namespace
+
 std::string report_summary(const BatchReport& r, size_t max_lines) {
     const BatchTotals& t = r.totals;
     std::string s = fmt::format("mgedump batch: {} job(s), {} artifact(s): {} written, {} up to date, {} failed",
                                 t.jobs, t.artifacts, t.written, t.skipped, t.failed);
     if (r.shard.count > 1) s += fmt::format(" (shard {}/{})", r.shard.index, r.shard.count);
     s += "\n";
-    s += fmt::format("  {:.1f} MB out, {:.1f} MB in; tensor bytes {:.1f} MB, {:.1f} MB unique across models",
-                     t.bytes / 1e6, t.input_bytes / 1e6, r.blobs.bytes / 1e6, r.blobs.unique_bytes / 1e6);
+    s += fmt::format("  {} written out of {} read; tensor values {}, of which {} unique across models",
+                     human(t.bytes), human(t.input_bytes), human(r.blobs.bytes), human(r.blobs.unique_bytes));
     if (t.dedup_tensors_saved)
-        s += fmt::format("; dedup saved {} tensor(s), {:.1f} MB", t.dedup_tensors_saved, t.dedup_bytes_saved / 1e6);
+        s += fmt::format("; dedup saved {} tensor(s), {}", t.dedup_tensors_saved, human(t.dedup_bytes_saved));
     s += fmt::format("; {:.2f} s on {} thread(s)\n", r.seconds, r.threads);
     size_t shown = 0;
     for (const ArtifactReport& a : r.artifacts) {
