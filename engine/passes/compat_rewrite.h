@@ -1,0 +1,37 @@
+// The compatibility rewrites MegEngine applies before dumping unless no_change_graph
+// is set (spec §6.1, §9.1): operators older loaders lack are replaced by equivalent
+// sub-graphs of operators they have.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/dump_options.h"
+#include "ir/graph.h"
+
+namespace mgedump::engine {
+
+struct RewriteStats {
+    uint32_t rewritten = 0;        // operators replaced by a sub-graph
+    uint32_t marked_volatile = 0;  // operators kept with some outputs made volatile (CheckNonFinite, FBS v1)
+    uint32_t added_operators = 0;  // operators appended (a constant shared by several rewrites counts once)
+};
+
+struct CompatRewriteOptions {
+    // From this many rewritable operators on, the replacements are built on all cores
+    // (tbb::parallel_for); below it, serially. The resulting tables are identical
+    // either way.
+    size_t parallel_threshold = 256;
+};
+
+// The §9.1 rewrites for `format`, applied to g in place: every reachable operator whose
+// (format-specific) registry entry has a converter is replaced by the equivalent
+// sub-graph; consumers and graph outputs are redirected to the new vars (output k →
+// new output k); each new output var takes the name of the var it replaces, so
+// requested outputs keep their names. Replaced operators become unreachable.
+// CheckNonFinite (FBS v1) is kept with its first N outputs (N = #inputs) volatile.
+// Throws GraphError naming the operator when a rewrite needs what the graph does not
+// say (GroupNorm/InstanceNorm: the input's static 4-D shape; LayerNorm: its rank).
+RewriteStats apply_compat_rewrites(ir::Graph& g, DumpFormat format, const CompatRewriteOptions& options = {});
+
+}  // namespace mgedump::engine

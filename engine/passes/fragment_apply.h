@@ -1,0 +1,21 @@
+// Phase 2 of the compatibility rewrites: appends built fragments to the graph tables,
+// serially and in the order given, then redirects every consumer and graph output of
+// a replaced var in one pass over the tables.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "engine/passes/fragment.h"
+#include "ir/graph.h"
+
+namespace mgedump::engine::passes {
+
+// Returns the number of operators appended. Constants with equal dtype, shape, value
+// and comp node are appended once and shared, as MegEngine's per-graph cache of
+// ImmutableTensors does. New operators take their source's priority (MegEngine's
+// optimizer does the same for operators it inserts); a replacement var takes the
+// replaced var's name and, when it has none of its own, its shape.
+uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments);
+
+}  // namespace mgedump::engine::passes
