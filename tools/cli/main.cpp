@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     mgedump::cli::register_dump(app);
     mgedump::cli::register_batch(app);
+    mgedump::cli::register_inspect(app);
+    mgedump::cli::register_convert(app);
+    mgedump::cli::register_verify(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

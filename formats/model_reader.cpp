@@ -1,0 +1,64 @@
+#include "formats/model_reader.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "formats/fbs_readers.h"
+#include "ir/error.h"
+
+namespace mgedump::formats {
+
+std::string_view model_format_name(ModelFormat f) {
+    switch (f) {
+        case ModelFormat::FbsMGBC: return "FBS (MGBC)";
+        case ModelFormat::FbsMGBS: return "FBS (MGBS)";
+        case ModelFormat::FbsV2: return "FBS_V2";
+    }
+    return "?";
+}
+
+ModelFormat detect_format(ir::Bytes bytes) {
+    // §2.3: the first 8 bytes as a little-endian uint64 equal to a bare magic → v1.
+    if (bytes.size() >= 8) {
+        uint64_t head = 0;
+        for (int i = 0; i < 8; ++i) head |= uint64_t(std::to_integer<uint8_t>(bytes[i])) << (8 * i);
+        if (head == 0x4342474D) return ModelFormat::FbsMGBC;
+        if (head == 0x5342474D) return ModelFormat::FbsMGBS;
+    }
+    if (bytes.size() >= 12 && std::memcmp(bytes.data() + 8, "mgv2", 4) == 0) return ModelFormat::FbsV2;
+    throw FormatError(fmt::format("invalid format: neither an FBS (MGBC/MGBS magic) nor an FBS_V2 (\"mgv2\" at "
+                                  "byte 8) model ({} bytes)",
+                                  bytes.size()));
+}
+
+namespace {
+
+LoadedModel read_at(ir::Bytes bytes, uint64_t base, const std::shared_ptr<const void>& keepalive) {
+    ir::Bytes rest = bytes.subspan(base);
+    ModelFormat f;
+    try {
+        f = detect_format(rest);
+    } catch (const FormatError& e) {
+        throw FormatError(fmt::format("at byte {}: {}", base, e.what()));
+    }
+    return f == ModelFormat::FbsV2 ? read_fbs_v2(rest, base, keepalive) : read_fbs_v1(rest, base, keepalive);
+}
+
+}  // namespace
+
+LoadedModel read_model(ir::Bytes bytes, std::shared_ptr<const void> keepalive) {
+    return read_at(bytes, 0, keepalive);
+}
+
+std::vector<LoadedModel> read_models(ir::Bytes bytes, std::shared_ptr<const void> keepalive) {
+    std::vector<LoadedModel> out;
+    uint64_t pos = 0;
+    do {
+        out.push_back(read_at(bytes, pos, keepalive));
+        pos += out.back().bytes_consumed;  // always > 0: every format has a non-empty header
+    } while (pos < bytes.size());
+    return out;
+}
+
+}  // namespace mgedump::formats
