@@ -4,18 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/build.sh
-mkdir -p out
-shopt -s nullglob
-examples=(examples/*.json)
-((${#examples[@]})) || { echo "demo: no example graphs in examples/" >&2; exit 1; }
-if build/mgedump batch --help >/dev/null 2>&1; then
-  build/mgedump batch examples -o out
-else
-  for g in "${examples[@]}"; do
-    name=$(basename "$g" .json)
-    build/mgedump dump "$g" -o "out/$name.mge"
-    build/mgedump dump "$g" -o "out/$name.fbs.mge" --dump-format FBS --compat-older-version 8.14
-  done
-fi
+rm -rf out && mkdir -p out
+# Every example model as FBS_V2 (servers) and as FBS / 8.14-compatible FBS (older
+# runtimes) from one load each; then the same models in directory mode.
+build/mgedump batch examples/manifests/demo.jsonl -o out
 echo
 ls -l out/*.mge
