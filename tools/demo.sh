@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash tools/build.sh
 rm -rf out && mkdir -p out
 # Every example model as FBS_V2 (servers) and as FBS / 8.14-compatible FBS (older
-# runtimes) from one load each; then the same models in directory mode.
+# runtimes) from one load each.
 build/mgedump batch examples/manifests/demo.jsonl -o out
 echo
 ls -l out/*.mge
