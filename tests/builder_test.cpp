@@ -60,6 +60,37 @@ TEST(Builder, ParamsAreFilledByFieldNameWithDefaultsForTheRest) {
     EXPECT_EQ(std::get<int64_t>(params[1].fields[find_field(policy, "strategy")]), 2);
 }
 
+TEST(Builder, DimshuffleNdimIsTheInputRankAsMegEngineStoresIt) {
+    // Found by decoding our output with MegEngine's schema: MegEngine writes the
+    // input's rank; leaving 0 makes its loader infer max(pattern)+1, which is wrong
+    // when the pattern drops a (size-1) axis.
+    GraphBuilder b;
+    VarId x = b.input("x", kF32, {2, 3, 1});
+    VarId y = b.op("Dimshuffle", {x}, {{"pattern", std::vector<int32_t>{1, 0}}});
+    VarId z = b.op("Dimshuffle", {y}, {{"pattern", std::vector<int32_t>{1, 0}}});  // input rank unknown
+    VarId w = b.op("Dimshuffle", {x}, {{"pattern", std::vector<int32_t>{0, 1}}, {"ndim", 3}});
+    b.output(z, "z");
+    b.output(w, "w");
+    Graph g = b.finish();
+    auto ndim_of = [&](VarId v) {
+        const ParamValue& p = g.params_of(g.vars.owner[v.value])[0];
+        return std::get<int64_t>(p.fields[find_field(param_table(p.table), "ndim")]);
+    };
+    EXPECT_EQ(ndim_of(y), 3);
+    EXPECT_EQ(ndim_of(z), 2);  // max(pattern) + 1
+    EXPECT_EQ(ndim_of(w), 3);  // an explicit value is kept
+}
+
+TEST(Builder, EveryOperatorGetsANameAndItsOutputsAreNamedAfterIt) {
+    GraphBuilder b;
+    VarId x = b.input("x", kF32, {2});
+    VarId y = b.op("Elemwise", {x}, {{"mode", "RELU"}});
+    b.output(y, "y");
+    Graph g = b.finish();
+    EXPECT_EQ(g.str(g.oprs.name[1]), "Elemwise1");
+    EXPECT_EQ(g.str(g.oprs.name[0]), "x");
+}
+
 TEST(Builder, UnknownOperatorIsRejectedByName) {
     GraphBuilder b;
     VarId x = b.input("x", kF32, {1});
