@@ -208,3 +208,36 @@ TEST(RoundTripFidelity, KeepsParamsExactlyAsTheFileHasThem) {
 
 }  // namespace
 }  // namespace mgedump
+
+namespace mgedump {
+namespace {
+
+TEST(RoundTripFidelity, CheckNonFiniteIn814FilesReadsBackWithVolatileValuesAndADefaultParam) {
+    ir::GraphBuilder b;
+    ir::VarId x = b.input("x", ir::DType::of(ir::DTypeEnum::Float32), {4});
+    ir::VarId y = b.input("y", ir::DType::of(ir::DTypeEnum::Float32), {4});
+    ir::OpOptions o3;
+    o3.outputs = 3;
+    ir::VarId first = b.op("CheckNonFinite", {x, y}, {{"scale", 2.0f}}, o3);
+    b.output(ir::VarId(first.value + 2), "flag");
+    ir::Graph g = b.finish();
+    engine::DumpOptions o;
+    o.dump_format = engine::DumpFormat::FBS;
+    o.compat_older_version = "8.14";
+    formats::LoadedModel m = test::load_bytes(test::owned_bytes(engine::dump_graph(g, o).bytes.to_bytes()));
+    ASSERT_EQ(m.format, formats::ModelFormat::FbsMGBS);
+    const ir::Graph& h = m.graph;
+    const ir::OprId op(2);
+    ASSERT_EQ(ir::op_def(h.oprs.type[op.value]).name, "CheckNonFinite");
+    const ir::Range outs = h.oprs.outputs[op.value];
+    ASSERT_EQ(outs.count, 3u);
+    EXPECT_TRUE(h.vars.flags[outs.begin] & ir::kVarVolatile);
+    EXPECT_TRUE(h.vars.flags[outs.begin + 1] & ir::kVarVolatile);
+    EXPECT_FALSE(h.vars.flags[outs.begin + 2] & ir::kVarVolatile);
+    ASSERT_EQ(h.params_of(op).size(), 1u);
+    EXPECT_EQ(h.params_of(op)[0], ir::default_param(ir::find_param_table("CheckNonFinite")));
+    EXPECT_EQ(h.outputs, std::vector<ir::VarId>{ir::VarId(outs.begin + 2)});
+}
+
+}  // namespace
+}  // namespace mgedump
