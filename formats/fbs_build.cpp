@@ -36,6 +36,60 @@ BuiltParams build_params(Fbb& fbb, const ir::Graph& g, ir::OprId o, bool compat_
     return out;
 }
 
+flatbuffers::Offset<flatbuffers::Vector<uint32_t>> build_input_ids(Fbb& fbb, const ir::Graph& g, ir::OprId o,
+                                                                   const std::vector<uint32_t>& compact_id) {
+    auto ins = g.inputs_of(o);
+    if (ins.empty()) return {};
+    std::vector<uint32_t> ids;
+    ids.reserve(ins.size());
+    for (ir::VarId v : ins) ids.push_back(compact_id[v.value]);
+    return fbb.CreateVector(ids);
+}
+
+OffsetVector build_opr_comp_nodes(Fbb& fbb, const ir::Graph& g, ir::OprId o) {
+    auto cns = g.comp_nodes_of(o);
+    if (cns.empty()) return {};
+    std::vector<flatbuffers::Offset<void>> v;
+    for (ir::StrId c : cns) v.push_back(build_comp_node(fbb, g.str(c)));
+    return fbb.CreateVector(v);
+}
+
+flatbuffers::Offset<flatbuffers::String> build_opr_name(Fbb& fbb, const ir::Graph& g, ir::OprId o, bool keep) {
+    if (!keep || !g.oprs.name[o.value].valid()) return {};
+    std::string_view n = g.str(g.oprs.name[o.value]);
+    return fbb.CreateSharedString(n.data(), n.size());
+}
+
+flatbuffers::Offset<void> build_blob(Fbb& fbb, std::span<const uint8_t> bytes) {
+    auto data = fbb.CreateVector(bytes.data(), bytes.size());
+    auto start = fbb.StartTable();
+    fbb.AddOffset(slot_offset(0), data);
+    return flatbuffers::Offset<void>(fbb.EndTable(start));
+}
+
+ExtraParams build_extra_params(Fbb& fbb, const BuiltParams& params) {
+    ExtraParams extra;
+    if (params.tables.size() > 1) {
+        extra.types = fbb.CreateVector(params.types.data() + 1, params.types.size() - 1);
+        extra.tables = fbb.CreateVector(params.tables.data() + 1, params.tables.size() - 1);
+    }
+    return extra;
+}
+
+// In both schemas param_type/param and additional_params_type/additional_params
+// are pairs of consecutive slots.
+void add_params(Fbb& fbb, const BuiltParams& params, const ExtraParams& extra, int param_type_slot,
+                int additional_params_type_slot) {
+    if (!params.tables.empty()) {
+        fbb.AddElement<uint8_t>(slot_offset(param_type_slot), params.types[0], 0);
+        fbb.AddOffset(slot_offset(param_type_slot + 1), params.tables[0]);
+    }
+    if (params.tables.size() > 1) {
+        fbb.AddOffset(slot_offset(additional_params_type_slot), extra.types);
+        fbb.AddOffset(slot_offset(additional_params_type_slot + 1), extra.tables);
+    }
+}
+
 std::string var_name_for_dump(const ir::Graph& g, ir::VarId v, uint32_t compact_id) {
     ir::StrId name = g.vars.name[v.value];
     if (name.valid()) return std::string(g.str(name));

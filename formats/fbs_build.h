@@ -34,6 +34,25 @@ BuiltParams build_params(Fbb& fbb, const ir::Graph& g, ir::OprId o, bool compat_
 // every numbered var can be named when names are kept.
 std::string var_name_for_dump(const ir::Graph& g, ir::VarId v, uint32_t compact_id);
 
+// Operator pieces both formats build the same way (each is null when absent).
+using OffsetVector = flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<void>>>;
+flatbuffers::Offset<flatbuffers::Vector<uint32_t>> build_input_ids(Fbb& fbb, const ir::Graph& g, ir::OprId o,
+                                                                   const std::vector<uint32_t>& compact_id);
+// The operator's explicit comp nodes (shared locator string + CompNode each, then the vector).
+OffsetVector build_opr_comp_nodes(Fbb& fbb, const ir::Graph& g, ir::OprId o);
+flatbuffers::Offset<flatbuffers::String> build_opr_name(Fbb& fbb, const ir::Graph& g, ir::OprId o, bool keep);
+flatbuffers::Offset<void> build_blob(Fbb& fbb, std::span<const uint8_t> bytes);
+
+// additional_params_type then additional_params: params #2..n, if any.
+struct ExtraParams {
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> types;
+    OffsetVector tables;
+};
+ExtraParams build_extra_params(Fbb& fbb, const BuiltParams& params);
+// Adds param_type+param and the additional params to the table being built.
+void add_params(Fbb& fbb, const BuiltParams& params, const ExtraParams& extra, int param_type_slot,
+                int additional_params_type_slot);
+
 // MultipleDeviceTensorHolder's leading blob in v1 and v2-version-1: the tensor count.
 std::vector<uint8_t> holder_count_blob(uint32_t count);
 

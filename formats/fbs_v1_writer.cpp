@@ -132,36 +132,14 @@ struct V1Writer {
         return flatbuffers::Offset<void>(fbb.EndTable(start));
     }
 
-    flatbuffers::Offset<void> build_blob(std::span<const uint8_t> bytes) {
-        auto data = fbb.CreateVector(bytes.data(), bytes.size());
-        auto start = fbb.StartTable();
-        fbb.AddOffset(slot_offset(0), data);
-        return flatbuffers::Offset<void>(fbb.EndTable(start));
-    }
-
     flatbuffers::Offset<void> build_operator(ir::OprId o) {
         const ir::OpDef& def = ir::op_def(g.oprs.type[o.value]);
 
-        flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<void>>> comp_nodes;
-        if (auto cns = g.comp_nodes_of(o); !cns.empty()) {
-            std::vector<flatbuffers::Offset<void>> v;
-            for (ir::StrId c : cns) v.push_back(build_comp_node(fbb, g.str(c)));
-            comp_nodes = fbb.CreateVector(v);
-        }
+        auto comp_nodes = build_opr_comp_nodes(fbb, g, o);
 
-        flatbuffers::Offset<flatbuffers::Vector<uint32_t>> inputs;
-        if (auto ins = g.inputs_of(o); !ins.empty()) {
-            std::vector<uint32_t> ids;
-            ids.reserve(ins.size());
-            for (ir::VarId v : ins) ids.push_back(plan.numbering.compact_id[v.value]);
-            inputs = fbb.CreateVector(ids);
-        }
+        auto inputs = build_input_ids(fbb, g, o, plan.numbering.compact_id);
 
-        flatbuffers::Offset<flatbuffers::String> name;
-        if (plan.keep_opr_name && g.oprs.name[o.value].valid()) {
-            std::string_view n = g.str(g.oprs.name[o.value]);
-            name = fbb.CreateSharedString(n.data(), n.size());
-        }
+        auto name = build_opr_name(fbb, g, o, plan.keep_opr_name);
 
         flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> output_names;
         const ir::Range outs = g.oprs.outputs[o.value];
@@ -184,26 +162,21 @@ struct V1Writer {
         std::vector<flatbuffers::Offset<void>> blobs;
         if (def.tensors == ir::OpTensors::MultipleShared) {
             auto count = holder_count_blob(g.oprs.tensors[o.value].count);
-            blobs.push_back(build_blob(count));
+            blobs.push_back(build_blob(fbb, count));
         }
         for (ir::BlobId b : g.blobs_of(o)) {
             ir::Bytes bytes = g.blobs.bytes(b);
-            blobs.push_back(build_blob({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+            blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
         }
         std::vector<flatbuffers::Offset<void>> tensors;
         const ir::Range trange = g.oprs.tensors[o.value];
         for (uint32_t t = trange.begin; t < trange.end(); ++t)
             tensors.push_back(build_tensor(o, ir::TensorId(t)));
 
-        flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<void>>> tensors_vec, blobs_vec,
-            extra_params;
-        flatbuffers::Offset<flatbuffers::Vector<uint8_t>> extra_types;
+        OffsetVector tensors_vec, blobs_vec;
         if (!tensors.empty()) tensors_vec = fbb.CreateVector(tensors);
         if (!blobs.empty()) blobs_vec = fbb.CreateVector(blobs);
-        if (params.tables.size() > 1) {
-            extra_types = fbb.CreateVector(params.types.data() + 1, params.types.size() - 1);
-            extra_params = fbb.CreateVector(params.tables.data() + 1, params.tables.size() - 1);
-        }
+        ExtraParams extra = build_extra_params(fbb, params);
 
         auto start = fbb.StartTable();
         fbb.AddElement<uint64_t>(slot_offset(opr_slot::type_id), fbs_v1_type_id(def, plan.compat_8_14), 0);
@@ -214,14 +187,7 @@ struct V1Writer {
         fbb.AddOffset(slot_offset(opr_slot::output_name), output_names);
         fbb.AddOffset(slot_offset(opr_slot::name), name);
         fbb.AddOffset(slot_offset(opr_slot::output_dtype), output_dtype);
-        if (!params.tables.empty()) {
-            fbb.AddElement<uint8_t>(slot_offset(opr_slot::param_type), params.types[0], 0);
-            fbb.AddOffset(slot_offset(opr_slot::param), params.tables[0]);
-        }
-        if (params.tables.size() > 1) {
-            fbb.AddOffset(slot_offset(opr_slot::additional_params_type), extra_types);
-            fbb.AddOffset(slot_offset(opr_slot::additional_params), extra_params);
-        }
+        add_params(fbb, params, extra, opr_slot::param_type, opr_slot::additional_params_type);
         fbb.AddOffset(slot_offset(opr_slot::tensors), tensors_vec);
         fbb.AddOffset(slot_offset(opr_slot::blobs), blobs_vec);
         return flatbuffers::Offset<void>(fbb.EndTable(start));
