@@ -1,7 +1,8 @@
 // `mgedump convert IN -o OUT [dump options]`: load a .mge file and dump it again,
 // possibly in the other format or with other options. Options not given default to
-// the dump defaults, except that format, header (MGBS → 8.14), model_version,
-// mgb_version and metadata default to the input's.
+// the dump defaults, except that format, header (MGBS → 8.14), model_version and
+// metadata default to the input's, and so does mgb_version while the format stays
+// the same (a file in the other format is written in 1.13.4's format, so it says so).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -41,7 +42,7 @@ void run_convert(const ConvertCommand& c) {
         }
         if (!given(c, "--model-version") && m.format == formats::ModelFormat::FbsV2)
             options.model_version = same.model_version;
-        if (!given(c, "--mgb-version")) options.mgb_version = m.mgb_version;
+        if (!given(c, "--mgb-version") && options.dump_format == same.dump_format) options.mgb_version = m.mgb_version;
         engine::check_options(options);
         engine::Dumped d = engine::dump_graph(m.graph, options);
         engine::write_file_atomically(c.output, d.bytes);
