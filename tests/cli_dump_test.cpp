@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <cstring>
+#include <iterator>
 #include <sstream>
 
 #include "cli_run.h"
+#include "fb_peek.h"
 
 namespace mgedump {
 namespace {
@@ -79,6 +82,23 @@ TEST_F(CliDump, SeveralGraphsGoIntoOneFileOneAfterTheOther) {
     EXPECT_EQ(fs::file_size(out), 2 * 712u);
     ASSERT_EQ(run("dump " + g + " -o " + out + " --append --dump-format FBS").status, 0);
     EXPECT_EQ(fs::file_size(out), 2 * 712u + 492u);  // plus the Appendix C model as FBS v1
+}
+
+TEST_F(CliDump, ConvertKeepsTheVersionNumberOnlyWithinTheSameFormat) {
+    auto read = [](const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::vector<std::byte> b(s.size());
+        std::memcpy(b.data(), s.data(), s.size());
+        return b;
+    };
+    std::string real = test::realdata_dir() + "/chenls_xornet_deploy.mge";  // mgb_version 801100 (README)
+    ASSERT_EQ(run("convert " + real + " -o " + (dir / "same.mge").string()).status, 0);
+    auto same = read(dir / "same.mge");
+    EXPECT_EQ(test::v1_root(same)->GetField<uint32_t>(test::slot(test::v1::mgb_version), 0), 801100u);
+    ASSERT_EQ(run("convert " + real + " -o " + (dir / "v2.mge").string() + " --dump-format FBS_V2").status, 0);
+    auto v2 = read(dir / "v2.mge");
+    EXPECT_EQ(test::v2_root(v2)->GetField<uint32_t>(test::slot(test::v2::mge_version), 0), 101304u);
 }
 
 TEST_F(CliDump, VersionNamesMimallocAsTheAllocator) {
