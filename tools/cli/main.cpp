@@ -1,7 +1,9 @@
 // The mgedump command line: one subcommand per job (dump, inspect, convert,
 // verify, batch). Each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
+#if MGEDUMP_USES_MIMALLOC
 #include <mimalloc.h>
+#endif
 
 #include <cstdio>
 #include <exception>
@@ -9,9 +11,15 @@
 #include "tools/cli/commands.h"
 
 namespace {
-std::string fmt_version(int mi) {
-    return "mgedump " MGEDUMP_VERSION " (MegEngine formats as of 1.13.4; allocator mimalloc " +
-           std::to_string(mi / 100) + "." + std::to_string(mi / 10 % 10) + "." + std::to_string(mi % 10) + ")";
+std::string version_text() {
+#if MGEDUMP_USES_MIMALLOC
+    const int mi = mi_version();
+    const std::string allocator = "mimalloc " + std::to_string(mi / 100) + "." + std::to_string(mi / 10 % 10) + "." +
+                                  std::to_string(mi % 10);
+#else
+    const std::string allocator = "the sanitizer's (sanitizer build)";
+#endif
+    return "mgedump " MGEDUMP_VERSION " (MegEngine formats as of 1.13.4; allocator " + allocator + ")";
 }
 }  // namespace
 
@@ -19,7 +27,7 @@ int main(int argc, char** argv) {
     CLI::App app{"mgedump: serialize computing graphs into MegEngine's .mge formats (FBS, FBS_V2)"};
     // mimalloc is linked as the process allocator; asking its version keeps the
     // library a real dependency (so --as-needed linking cannot drop it).
-    app.set_version_flag("--version", fmt_version(mi_version()));
+    app.set_version_flag("--version", version_text());
     app.require_subcommand(1);
     mgedump::cli::register_dump(app);
     mgedump::cli::register_batch(app);
