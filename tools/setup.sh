@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, whatever mgedump needs that this machine lacks.
 # Idempotent: a machine that has everything runs no apt-get at all.
+#   tools/setup.sh           what the build and the test suite need
+#   tools/setup.sh --corpus  also PyTorch/torchvision (the ONNX corpus generator) and gnuplot
+#                            (the benchmark chart); large, so only for corpus tests and benchmarks
 set -euo pipefail
 
 packages=(
@@ -8,7 +11,12 @@ packages=(
   libtbb-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev libmimalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  pybind11-dev python3-dev python3-pytest python3-numpy
 )
+if [[ "${1:-}" == --corpus ]]; then
+  packages+=(python3-torch python3-torchvision python3-onnx gnuplot-nox)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

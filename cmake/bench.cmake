@@ -1,0 +1,10 @@
+if(MGEDUMP_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+  file(GLOB MGEDUMP_BENCH_SRCS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/bench/*.cpp)
+  if(MGEDUMP_BENCH_SRCS)
+    add_executable(mgedump_bench ${MGEDUMP_BENCH_SRCS})
+    target_compile_options(mgedump_bench PRIVATE ${MGEDUMP_WARNINGS})
+    target_link_libraries(mgedump_bench PRIVATE mgedump_jobs benchmark::benchmark ${MGEDUMP_ALLOCATOR})
+  endif()
+endif()
+
