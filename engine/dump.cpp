@@ -55,7 +55,7 @@ void warn_non_finite(const ir::Graph& g, const std::vector<ir::OprId>& order, st
 
 }  // namespace
 
-Dumped dump_graph(const ir::Graph& original, const DumpOptions& options) {
+Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats::WriteScratch* scratch) {
     check_options(options);
     const bool v1 = options.dump_format == DumpFormat::FBS;
 
@@ -114,7 +114,7 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options) {
 
     Dumped out;
     formats::WriteStats stats;
-    out.bytes = v1 ? formats::write_fbs_v1(plan, stats) : formats::write_fbs_v2(plan, stats);
+    out.bytes = v1 ? formats::write_fbs_v1(plan, stats, scratch) : formats::write_fbs_v2(plan, stats, scratch);
 
     DumpResult& r = out.result;
     r.nr_opr = stats.nr_opr;

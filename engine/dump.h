@@ -9,6 +9,7 @@
 #include "engine/dump_options.h"
 #include "engine/dump_result.h"
 #include "formats/serialized.h"
+#include "formats/write_scratch.h"
 #include "ir/graph.h"
 
 namespace mgedump::engine {
@@ -19,8 +20,11 @@ struct Dumped {
 };
 
 // Dumps g.outputs with their current var names. Throws OptionError, GraphError
-// or LimitError; never writes anything on error.
-Dumped dump_graph(const ir::Graph& g, const DumpOptions& options);
+// or LimitError; never writes anything on error. With `scratch` (reused from dump
+// to dump, e.g. one per batch worker) the bytes are built in its recycled memory:
+// a scratch serves one dump at a time and must outlive the Dumped. The bytes are
+// the same as without.
+Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch = nullptr);
 
 // MegEngine's dict form: each var is renamed to its key before dumping, in the
 // order given; two names for one var is an error.

@@ -3,9 +3,15 @@
 #include <fmt/format.h>
 
 #include "formats/param_codec.h"
+#include "formats/write_scratch.h"
 #include "ir/op_registry.h"
 
 namespace mgedump::formats {
+
+Fbb make_builder(size_t planned, WriteScratch* scratch) {
+    if (!scratch) return Fbb(planned);
+    return Fbb(scratch->builder_size(planned), scratch->allocator());
+}
 
 flatbuffers::Offset<void> build_comp_node(Fbb& fbb, std::string_view locator) {
     auto str = fbb.CreateSharedString(locator.data(), locator.size());

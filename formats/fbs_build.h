@@ -13,6 +13,11 @@ namespace mgedump::formats {
 
 using Fbb = flatbuffers::FlatBufferBuilder;
 
+class WriteScratch;
+// A builder reserving at least `planned` bytes; with a scratch, its buffer is
+// recycled memory that goes back to the scratch when the finished buffer dies.
+Fbb make_builder(size_t planned, WriteScratch* scratch);
+
 // Byte offset of slot `slot` in a vtable.
 constexpr flatbuffers::voffset_t slot_offset(int slot) {
     return static_cast<flatbuffers::voffset_t>(4 + 2 * slot);

@@ -13,6 +13,7 @@
 #include "formats/fbs_build.h"
 #include "formats/op_ids.h"
 #include "formats/write_plan.h"
+#include "formats/write_scratch.h"
 #include "ir/describe.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
@@ -61,12 +62,16 @@ struct V1Writer {
     WriteStats& stats;
     const ir::Graph& g;
     Fbb fbb;
+    WriterLists own_lists;  // without a scratch
+    WriterLists& lists;
     Serialized out;
     uint64_t blob_bytes = 0;
     uint32_t nr_shared_tensor = 0;
     std::unordered_set<uint32_t> requested;  // only membership tests: order never leaks
 
-    V1Writer(const WritePlan& p, WriteStats& s) : plan(p), stats(s), g(p.graph), fbb(initial_size(p)) {
+    V1Writer(const WritePlan& p, WriteStats& s, WriteScratch* scratch)
+        : plan(p), stats(s), g(p.graph), fbb(make_builder(initial_size(p), scratch)),
+          lists(scratch ? scratch->lists : own_lists) {
         for (ir::VarId v : g.outputs) requested.insert(v.value);
     }
 
@@ -159,7 +164,8 @@ struct V1Writer {
 
         // The operator's dumper: params first, then blobs, then tensors.
         BuiltParams params = build_params(fbb, g, o, plan.compat_8_14);
-        std::vector<flatbuffers::Offset<void>> blobs;
+        auto& blobs = lists.blobs;
+        blobs.clear();
         if (def.tensors == ir::OpTensors::MultipleShared) {
             auto count = holder_count_blob(g.oprs.tensors[o.value].count);
             blobs.push_back(build_blob(fbb, count));
@@ -168,7 +174,8 @@ struct V1Writer {
             ir::Bytes bytes = g.blobs.bytes(b);
             blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
         }
-        std::vector<flatbuffers::Offset<void>> tensors;
+        auto& tensors = lists.tensors;
+        tensors.clear();
         const ir::Range trange = g.oprs.tensors[o.value];
         for (uint32_t t = trange.begin; t < trange.end(); ++t)
             tensors.push_back(build_tensor(o, ir::TensorId(t)));
@@ -195,7 +202,8 @@ struct V1Writer {
 
     Serialized run() {
         auto metadata = build_metadata();
-        std::vector<flatbuffers::Offset<void>> oprs;
+        auto& oprs = lists.oprs;
+        oprs.clear();
         oprs.reserve(plan.order.size());
         for (ir::OprId o : plan.order) oprs.push_back(build_operator(o));
         auto oprs_vec = fbb.CreateVector(oprs);
@@ -237,9 +245,9 @@ struct V1Writer {
 
 }  // namespace
 
-Serialized write_fbs_v1(const WritePlan& plan, WriteStats& stats) {
+Serialized write_fbs_v1(const WritePlan& plan, WriteStats& stats, WriteScratch* scratch) {
     check_table_limit(plan, false, kMaxTables);
-    return V1Writer(plan, stats).run();
+    return V1Writer(plan, stats, scratch).run();
 }
 
 }  // namespace mgedump::formats

@@ -11,6 +11,7 @@
 #include "formats/fbs_build.h"
 #include "formats/op_ids.h"
 #include "formats/write_plan.h"
+#include "formats/write_scratch.h"
 #include "ir/describe.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
@@ -66,11 +67,16 @@ struct V2Writer {
     WriteStats& stats;
     const ir::Graph& g;
     Fbb fbb;
+    WriterLists own_lists;  // without a scratch
+    WriterLists& lists;
     uint32_t nr_shared_tensor = 0;
     uint32_t next_var_id = 0;
-    std::vector<flatbuffers::Offset<void>> middle_tensors;
 
-    V2Writer(const WritePlan& p, WriteStats& s) : plan(p), stats(s), g(p.graph), fbb(planned_size(p)) {}
+    V2Writer(const WritePlan& p, WriteStats& s, WriteScratch* scratch)
+        : plan(p), stats(s), g(p.graph), fbb(make_builder(planned_size(p), scratch)),
+          lists(scratch ? scratch->lists : own_lists) {
+        lists.middle_tensors.clear();
+    }
 
     // Values plus a generous per-object allowance; checked against the 2 GiB
     // limit before anything is built.
@@ -164,7 +170,8 @@ struct V2Writer {
 
         // The operator's dumper: params, then blobs, then tensors.
         BuiltParams params = build_params(fbb, g, o, false);
-        std::vector<flatbuffers::Offset<void>> blobs;
+        auto& blobs = lists.blobs;
+        blobs.clear();
         // Version 2 of the holder drops the count blob (spec §5).
         if (def.tensors == ir::OpTensors::MultipleShared && identity.opr_version < 2)
             blobs.push_back(build_blob(fbb, holder_count_blob(g.oprs.tensors[o.value].count)));
@@ -172,7 +179,8 @@ struct V2Writer {
             ir::Bytes bytes = g.blobs.bytes(b);
             blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
         }
-        std::vector<flatbuffers::Offset<void>> tensors;
+        auto& tensors = lists.tensors;
+        tensors.clear();
         const ir::Range trange = g.oprs.tensors[o.value];
         for (uint32_t t = trange.begin; t < trange.end(); ++t)
             tensors.push_back(build_tensor(ir::TensorId(t)));
@@ -190,7 +198,7 @@ struct V2Writer {
             for (uint32_t v = outs.begin; v < outs.end(); ++v) {
                 if (g.vars.flags[v] & ir::kVarVolatile) continue;
                 const uint32_t id = next_var_id++;
-                middle_tensors.push_back(plan.keep_var_name >= 1 ? build_middle_tensor(ir::VarId(v), id)
+                lists.middle_tensors.push_back(plan.keep_var_name >= 1 ? build_middle_tensor(ir::VarId(v), id)
                                                                  : flatbuffers::Offset<void>());
                 ids.push_back(id);
             }
@@ -222,12 +230,14 @@ struct V2Writer {
 
     Serialized run() {
         auto metadata = build_metadata();
-        std::vector<flatbuffers::Offset<void>> oprs;
+        auto& oprs = lists.oprs;
+        oprs.clear();
         oprs.reserve(plan.order.size());
         for (ir::OprId o : plan.order) oprs.push_back(build_operator(o));
         auto oprs_vec = fbb.CreateVector(oprs);
 
-        std::vector<flatbuffers::Offset<void>> outputs;
+        auto& outputs = lists.output_vars;
+        outputs.clear();
         for (ir::VarId v : g.outputs) {
             // Generated CreateOutputVar: original_id then compact_id.
             auto start = fbb.StartTable();
@@ -238,7 +248,7 @@ struct V2Writer {
         auto outputs_vec = fbb.CreateVector(outputs);
         auto alias_vec = fbb.CreateVector(std::vector<flatbuffers::Offset<void>>{});
         flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<void>>> middle_vec;
-        if (plan.keep_var_name >= 1) middle_vec = fbb.CreateVector(middle_tensors);
+        if (plan.keep_var_name >= 1) middle_vec = fbb.CreateVector(lists.middle_tensors);
 
         auto start = fbb.StartTable();
         fbb.AddElement<uint32_t>(slot_offset(model_slot::mge_version), plan.mgb_version, 0);
@@ -261,9 +271,9 @@ struct V2Writer {
 
 }  // namespace
 
-Serialized write_fbs_v2(const WritePlan& plan, WriteStats& stats) {
+Serialized write_fbs_v2(const WritePlan& plan, WriteStats& stats, WriteScratch* scratch) {
     check_table_limit(plan, true, kMaxTables);
-    return V2Writer(plan, stats).run();
+    return V2Writer(plan, stats, scratch).run();
 }
 
 }  // namespace mgedump::formats

@@ -39,7 +39,10 @@ struct WriteStats {
 // MegEngine's verifier refuses buffers with more tables than this.
 inline constexpr uint64_t kMaxTables = 1'000'000;
 
-Serialized write_fbs_v1(const WritePlan& plan, WriteStats& stats);
-Serialized write_fbs_v2(const WritePlan& plan, WriteStats& stats);
+class WriteScratch;
+// With `scratch`, the FlatBuffer is built in its recycled memory and the returned
+// Serialized must be destroyed before the scratch (formats/write_scratch.h).
+Serialized write_fbs_v1(const WritePlan& plan, WriteStats& stats, WriteScratch* scratch = nullptr);
+Serialized write_fbs_v2(const WritePlan& plan, WriteStats& stats, WriteScratch* scratch = nullptr);
 
 }  // namespace mgedump::formats

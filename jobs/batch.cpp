@@ -18,6 +18,7 @@
 #include "jobs/memory_gate.h"
 #include "jobs/model_input.h"
 #include "jobs/output_path.h"
+#include "jobs/scratch_pool.h"
 #include "jobs/stamp.h"
 
 namespace mgedump::jobs {
@@ -82,6 +83,7 @@ public:
         lay_out_report();
         const unsigned threads = options_.threads ? options_.threads : tbb::this_task_arena::max_concurrency();
 
+        pool_.emplace(scratch_retain(threads));
         tbb::task_arena arena(static_cast<int>(threads));
         arena.execute([&] {
             plan_footprints();
@@ -90,6 +92,7 @@ public:
 
         report_.threads = threads;
         report_.memory_budget = budget();
+        report_.buffers = pool_->stats();
         report_.shard = options_.shard;
         finish_report();
         report_.seconds = since(start);
@@ -98,6 +101,17 @@ public:
 
 private:
     uint64_t budget() const { return options_.memory_budget ? options_.memory_budget : default_budget(); }
+
+    // One token per thread would idle threads while a model waits on I/O; two
+    // keep them busy. With one thread, one token: a second model could only be
+    // admitted by blocking the one thread the first needs.
+    static size_t tokens(unsigned threads) { return threads <= 1 ? 1 : threads * 2; }
+
+    // Recycled write buffers live outside the memory gate's accounting, so all of
+    // them together keep at most an eighth of the budget (and 256 MiB each).
+    size_t scratch_retain(unsigned threads) const {
+        return static_cast<size_t>(std::min<uint64_t>(budget() / 8 / tokens(threads), uint64_t{256} << 20));
+    }
 
     // Rows are laid out before anything runs, so each job writes only its own rows
     // and the report order is the manifest's whatever the scheduling.
@@ -127,13 +141,9 @@ private:
     }
 
     void run_pipeline(unsigned threads) {
-        // One token per thread would idle threads while a model waits on I/O; two
-        // keep them busy. With one thread, one token: a second model could only be
-        // admitted by blocking the one thread the first needs.
-        const size_t tokens = threads <= 1 ? 1 : threads * 2;
         size_t next = 0;
         tbb::parallel_pipeline(
-            tokens,
+            tokens(threads),
             tbb::make_filter<void, InFlight*>(tbb::filter_mode::serial_in_order,
                                               [&](tbb::flow_control& fc) -> InFlight* {
                                                   if (next == selected_.size()) {
@@ -185,7 +195,9 @@ private:
         const Job& job = *w->job;
         if (!job.error.empty()) fail_job(w, with_model(job, job.error));
         if (w->input) {
-            for (size_t k = 0; k < job.variants.size(); ++k) emit_variant(*w, job.variants[k], first_row_[w->slot] + k);
+            ScratchPool::Lease scratch = pool_->lease();
+            for (size_t k = 0; k < job.variants.size(); ++k)
+                emit_variant(*w, job.variants[k], first_row_[w->slot] + k, scratch.get());
             strip_infos_[w->slot] = std::move(w->strip_info);
         }
         const uint64_t footprint = w->footprint;
@@ -195,7 +207,9 @@ private:
         progress(slot);
     }
 
-    void emit_variant(const InFlight& w, const Variant& v, size_t row) {
+    // The artifact's bytes live in `scratch` until written; leaving the try block
+    // hands them back, so the next variant or job reuses the memory.
+    void emit_variant(const InFlight& w, const Variant& v, size_t row, formats::WriteScratch* scratch) {
         ArtifactReport& a = report_.artifacts[row];
         const auto start = Clock::now();
         try {
@@ -212,7 +226,7 @@ private:
                     return;
                 }
             }
-            engine::Dumped d = engine::dump_graph(w.input->graph, options);
+            engine::Dumped d = engine::dump_graph(w.input->graph, options, scratch);
             auto segments = d.bytes.segments();
             engine::write_file_atomically(artifact.string(), segments, *ops_);
             write_stamp(stamp, key, d.result, *ops_);
@@ -275,6 +289,7 @@ private:
     engine::FileOps default_ops_;
     engine::FileOps* ops_ = nullptr;
     BlobCache cache_;
+    std::optional<ScratchPool> pool_;  // sized once the thread count is known
     std::vector<const Job*> selected_;
     std::vector<size_t> first_row_;
     std::vector<uint64_t> footprints_;

@@ -71,7 +71,10 @@ nlohmann::ordered_json report_to_json(const BatchReport& r) {
                  {"memory_budget", r.memory_budget},
                  {"seconds", r.seconds},
                  {"source_of_shard", r.shard.source},
-                 {"bytes_hashed", r.blobs.bytes_hashed}};
+                 {"bytes_hashed", r.blobs.bytes_hashed},
+                 {"write_buffers", J{{"scratches", r.buffers.scratches},
+                                     {"reused", r.buffers.buffers.buffers_reused},
+                                     {"allocated", r.buffers.buffers.buffers_allocated}}}};
     return j;
 }
 

@@ -13,6 +13,7 @@
 #include "engine/dump_result.h"
 #include "formats/strip_info_json.h"
 #include "jobs/blob_cache.h"
+#include "jobs/scratch_pool.h"
 #include "jobs/shard.h"
 
 namespace mgedump::jobs {
@@ -50,6 +51,7 @@ struct BatchReport {
     // Run facts that legitimately differ between runs.
     unsigned threads = 0;
     uint64_t memory_budget = 0;
+    ScratchPoolStats buffers;  // per-worker write buffers: how often memory was reused
     double seconds = 0;
 
     bool ok() const { return totals.failed == 0; }
