@@ -1,0 +1,58 @@
+"""dump_graph's signature, defaults and result type are MegEngine's (the docstring and spec §7)."""
+import ast
+import re
+
+import mgedump
+from testdata import DOCSTRING_PATH, spec_text
+
+
+def megengine_signature():
+    """(name, default) pairs from the `def dump_graph(` block of the MegEngine docstring file."""
+    text = DOCSTRING_PATH.read_text()
+    block = text[text.index("def dump_graph("):text.index(") -> Tuple[bytes, CompGraphDumpResult]")]
+    params = []
+    for line in block.splitlines():
+        m = re.match(r"^\| \d+ \|\s+(\w+)(?::[^=|]*)?(?:=\s*([^,|]+))?,", line)
+        if m:
+            default = m.group(2)
+            params.append((m.group(1), ast.literal_eval(default.strip()) if default else "<required>"))
+    return params
+
+
+def our_signature():
+    first = mgedump.dump_graph.__doc__.splitlines()[0]
+    inner = first[first.index("(") + 1:first.rindex(") ->")]
+    params = []
+    for part in inner.split(", "):
+        if part == "*":
+            continue
+        m = re.match(r"(\w+): [^=]+?(?: = (.+))?$", part)
+        params.append((m.group(1), ast.literal_eval(m.group(2)) if m.group(2) else "<required>"))
+    return params
+
+
+def test_dump_graph_has_megengines_parameters_in_order_with_its_defaults():
+    expected = megengine_signature()
+    assert [name for name, _ in expected][:2] == ["output_vars", "keep_var_name"]
+    assert len(expected) == 12
+    assert our_signature() == expected
+
+
+def test_every_parameter_after_output_vars_is_keyword_only():
+    first = mgedump.dump_graph.__doc__.splitlines()[0]
+    assert first.startswith("dump_graph(output_vars: object, *, keep_var_name")
+
+
+def test_dump_result_is_a_namedtuple_with_the_spec_fields_in_order():
+    m = re.search(r"Python `CompGraphDumpResult\(([^)]*)\)`", spec_text())
+    fields = tuple(f.strip() for f in m.group(1).replace("\n", " ").split(","))
+    assert mgedump.CompGraphDumpResult._fields == fields
+    assert issubclass(mgedump.CompGraphDumpResult, tuple)
+
+
+def test_load_result_unpacks_as_megengines_load_graph_four_values():
+    assert mgedump.CompGraphLoadResult._fields == ("graph", "output_vars_dict", "output_vars_list", "metadata")
+
+
+def test_serialization_error_is_a_runtime_error():
+    assert issubclass(mgedump.SerializationError, RuntimeError)

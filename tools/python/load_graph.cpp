@@ -1,0 +1,74 @@
+// mgedump.load_graph: MegEngine's load_graph (spec §11.5) for files of either format.
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include "engine/load.h"
+#include "formats/model_reader.h"
+#include "tools/python/bindings.h"
+#include "tools/python/graph_state.h"
+#include "tools/python/keepalive.h"
+#include "tools/python/py_util.h"
+
+namespace mgedump::python {
+namespace {
+
+PyObject* load_result_type = nullptr;
+
+formats::LoadedModel load_from_py(py::handle source) {
+    if (py::isinstance<py::str>(source) || py::hasattr(source, "__fspath__")) {
+        const std::string path = py::module_::import("os").attr("fsdecode")(source).cast<std::string>();
+        py::gil_scoped_release unlocked;
+        return engine::load_file(path);
+    }
+    py::object data = py::hasattr(source, "read") ? source.attr("read")() : py::reinterpret_borrow<py::object>(source);
+    if (!PyObject_CheckBuffer(data.ptr()))
+        throw py::type_error(fmt::format("load_graph takes a path, a bytes-like object or a binary file, got {}",
+                                         type_name(data)));
+    // The loaded tensors view the caller's buffer; the export pins it (a bytearray cannot resize).
+    auto view = std::make_unique<py::buffer_info>(py::reinterpret_borrow<py::buffer>(data).request());
+    const ir::Bytes bytes(static_cast<const std::byte*>(view->ptr), static_cast<size_t>(view->size * view->itemsize));
+    std::shared_ptr<const void> keepalive = keep_alive(std::move(view));
+    py::gil_scoped_release unlocked;
+    return formats::read_model(bytes, std::move(keepalive));
+}
+
+}  // namespace
+
+void bind_load_graph(py::module_& m) {
+    py::object type = py::module_::import("collections")
+                          .attr("namedtuple")("CompGraphLoadResult",
+                                              py::make_tuple("graph", "output_vars_dict", "output_vars_list", "metadata"));
+    type.attr("__module__") = "mgedump";
+    load_result_type = type.release().ptr();
+    m.attr("CompGraphLoadResult") = py::handle(load_result_type);
+
+    m.def(
+        "load_graph",
+        [](py::object source) {
+            formats::LoadedModel model = load_from_py(source);
+            auto state = std::make_shared<GraphState>("xpux:0");
+            state->loaded = LoadedFrom{std::string(formats::model_format_name(model.format)), model.mgb_version,
+                                       model.hash, model.model_version};
+            state->graph() = std::move(model.graph);
+            const ir::Graph& g = state->graph();
+            py::dict by_name;
+            py::list in_order;
+            for (ir::VarId v : g.outputs) {
+                py::object var = py::cast(Var{state, v});
+                by_name[py::str(std::string(g.str(g.vars.name[v.value])))] = var;
+                in_order.append(var);
+            }
+            // A file without metadata (MegEngine before 1.5) reads as the default metadata, as MegEngine's does.
+            py::object metadata = py::cast(model.metadata.value_or(ir::Metadata{}));
+            return py::reinterpret_borrow<py::object>(load_result_type)(py::cast(state), by_name, in_order, metadata);
+        },
+        py::arg("path_or_bytes"),
+        R"(Load the first graph of a .mge file (FBS with MGBC or MGBS header, or FBS_V2).
+
+path_or_bytes: a path, a bytes-like object (viewed in place, not copied) or a binary file object.
+Returns CompGraphLoadResult(graph, output_vars_dict, output_vars_list, metadata), as MegEngine's
+load_graph: a mgedump.Graph, the output Vars by name and in order, and a mgedump.Metadata.
+Malformed files raise mgedump.SerializationError naming the byte offset or operator.)");
+}
+
+}  // namespace mgedump::python
