@@ -1,0 +1,68 @@
+// Dumping one model: to memory (the complete file in one contiguous buffer, as
+// MegEngine's dump returns it) and to a file (atomic write), both formats.
+// Bytes processed are tensor value bytes; items are operators.
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "bench/suites/corpus.h"
+#include "bench/support/measure.h"
+#include "engine/artifact_file.h"
+#include "engine/dump.h"
+
+namespace mgedump::bench {
+namespace {
+
+void report(benchmark::State& state, const engine::DumpResult& r) {
+    state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * r.tensor_value_bytes));
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * r.nr_opr));
+    state.counters["file_bytes"] = static_cast<double>(r.tot_bytes);
+}
+
+void dump_to_memory(benchmark::State& state, const std::string& graph, engine::DumpFormat format) {
+    const ir::Graph& g = suite_graph(graph);
+    engine::DumpOptions options;
+    options.dump_format = format;
+    std::vector<std::byte> spill;
+    engine::DumpResult last;
+    for (auto _ : state) {
+        engine::Dumped d = engine::dump_graph(g, options);
+        benchmark::DoNotOptimize(contiguous_file(d.bytes, spill).data());
+        last = std::move(d.result);
+    }
+    report(state, last);
+}
+
+void dump_to_file(benchmark::State& state, const std::string& graph, engine::DumpFormat format) {
+    const ir::Graph& g = suite_graph(graph);
+    engine::DumpOptions options;
+    options.dump_format = format;
+    const auto path = std::filesystem::temp_directory_path() / ("mgedump_bench_" + std::to_string(::getpid()) + ".mge");
+    engine::DumpResult last;
+    for (auto _ : state) {
+        engine::Dumped d = engine::dump_graph(g, options);
+        engine::write_file_atomically(path.string(), d.bytes);
+        last = std::move(d.result);
+    }
+    std::filesystem::remove(path);
+    report(state, last);
+}
+
+[[maybe_unused]] const bool registered = [] {
+    for (const char* graph : {"weight_heavy", "operator_heavy", "small"})
+        for (auto [format, label] : {std::pair{engine::DumpFormat::FBS_V2, "FBS_V2"}, {engine::DumpFormat::FBS, "FBS"}}) {
+            const std::string suffix = std::string("/") + graph + "/" + label;
+            benchmark::RegisterBenchmark(("DumpToMemory" + suffix).c_str(), dump_to_memory, graph, format)
+                ->Unit(benchmark::kMillisecond)
+                ->UseRealTime();
+            benchmark::RegisterBenchmark(("DumpToFile" + suffix).c_str(), dump_to_file, graph, format)
+                ->Unit(benchmark::kMillisecond)
+                ->UseRealTime();
+        }
+    return true;
+}();
+
+}  // namespace
+}  // namespace mgedump::bench

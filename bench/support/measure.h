@@ -1,0 +1,39 @@
+// Small measuring tools shared by the benchmark executables: a monotonic clock,
+// medians, peak RSS, and the weight bytes a dump has to move.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "formats/serialized.h"
+#include "ir/graph.h"
+
+namespace mgedump::bench {
+
+inline double now_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Median of `samples` (the mean of the middle two for an even count); 0 when empty.
+double median(std::vector<double> samples);
+
+// This process's peak resident set size so far, in bytes (getrusage).
+uint64_t peak_rss_bytes();
+
+// The value bytes of every tensor in the graph, in tensor order: what any
+// serializer must copy at least once.
+std::vector<std::span<const std::byte>> weight_segments(const ir::Graph& g);
+uint64_t total_bytes(std::span<const std::span<const std::byte>> segments);
+
+// Copies the segments back to back into `dst` (at least total_bytes long): the
+// memory-bandwidth limit of a dump to memory.
+void copy_segments(std::span<const std::span<const std::byte>> segments, std::byte* dst);
+
+// A dump's complete file in one contiguous buffer, as MegEngine's dump returns
+// it: an FBS_V2 dump already is one buffer; an FBS dump's segments are copied
+// into `spill`, which keeps its memory (warm) from one call to the next.
+std::span<const std::byte> contiguous_file(const formats::Serialized& s, std::vector<std::byte>& spill);
+
+}  // namespace mgedump::bench
