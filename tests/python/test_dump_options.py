@@ -223,3 +223,11 @@ def test_result_counts_match_what_was_written(small_graph):
     assert result.inputs == ["data"]
     assert result.params == ["w"]
     assert result.content_hash == mgedump.load_graph(data).graph.content_hash != 0
+
+
+def test_non_finite_param_values_warn_as_megengine_does_and_still_dump():
+    g = mgedump.Graph()
+    v = g.param(np.array([1.0, np.nan, np.inf], dtype=np.float32), "bad")
+    with pytest.warns(RuntimeWarning, match="2 non-finite float32 value"):
+        data, result = mgedump.dump_graph([v])
+    assert result.tensor_value_bytes == 12 and len(data) == result.tot_bytes

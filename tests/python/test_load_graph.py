@@ -101,3 +101,17 @@ def test_missing_file_raises_serialization_error_naming_it(tmp_path):
 def test_wrong_source_type_is_a_type_error():
     with pytest.raises(TypeError, match="path, a bytes-like object or a binary file"):
         mgedump.load_graph(42)
+
+
+def test_load_graphs_reads_every_graph_appended_to_a_file(tmp_path):
+    g = mgedump.Graph()
+    x = g.input("x", (2,))
+    first, _ = mgedump.dump_graph({"relu": g.op("Elemwise", x, mode="RELU")}, dump_format="FBS")
+    second, _ = mgedump.dump_graph({"neg": g.op("Elemwise", x, mode="NEGATE")})
+    path = tmp_path / "two.mge"
+    path.write_bytes(first + second)
+    loaded = mgedump.load_graphs(str(path))
+    assert [list(r.output_vars_dict) for r in loaded] == [["relu"], ["neg"]]
+    assert [r.graph.format for r in loaded] == ["FBS (MGBC)", "FBS_V2"]
+    assert [list(r.output_vars_dict) for r in mgedump.load_graphs(first + second)] == [["relu"], ["neg"]]
+    assert list(mgedump.load_graph(str(path)).output_vars_dict) == ["relu"]

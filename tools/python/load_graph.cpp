@@ -1,4 +1,5 @@
-// mgedump.load_graph: MegEngine's load_graph (spec §11.5) for files of either format.
+// mgedump.load_graph: MegEngine's load_graph (spec §11.5) for files of either format,
+// and load_graphs for files holding several graphs back to back (§11.3).
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
@@ -14,22 +15,47 @@ namespace {
 
 PyObject* load_result_type = nullptr;
 
-formats::LoadedModel load_from_py(py::handle source) {
+// Every graph in the source, or only the first. Paths are mapped; bytes-like objects
+// are viewed in place, their export pinning them (a bytearray cannot resize).
+std::vector<formats::LoadedModel> load_from_py(py::handle source, bool every_graph) {
     if (py::isinstance<py::str>(source) || py::hasattr(source, "__fspath__")) {
         const std::string path = py::module_::import("os").attr("fsdecode")(source).cast<std::string>();
         py::gil_scoped_release unlocked;
-        return engine::load_file(path);
+        if (every_graph) return engine::load_files(path);
+        std::vector<formats::LoadedModel> one;
+        one.push_back(engine::load_file(path));
+        return one;
     }
     py::object data = py::hasattr(source, "read") ? source.attr("read")() : py::reinterpret_borrow<py::object>(source);
     if (!PyObject_CheckBuffer(data.ptr()))
-        throw py::type_error(fmt::format("load_graph takes a path, a bytes-like object or a binary file, got {}",
-                                         type_name(data)));
-    // The loaded tensors view the caller's buffer; the export pins it (a bytearray cannot resize).
+        throw py::type_error(
+            fmt::format("load_graph takes a path, a bytes-like object or a binary file, got {}", type_name(data)));
     auto view = std::make_unique<py::buffer_info>(py::reinterpret_borrow<py::buffer>(data).request());
     const ir::Bytes bytes(static_cast<const std::byte*>(view->ptr), static_cast<size_t>(view->size * view->itemsize));
     std::shared_ptr<const void> keepalive = keep_alive(std::move(view));
     py::gil_scoped_release unlocked;
-    return formats::read_model(bytes, std::move(keepalive));
+    if (every_graph) return formats::read_models(bytes, std::move(keepalive));
+    std::vector<formats::LoadedModel> one;
+    one.push_back(formats::read_model(bytes, std::move(keepalive)));
+    return one;
+}
+
+py::object to_load_result(formats::LoadedModel& model) {
+    auto state = std::make_shared<GraphState>("xpux:0");
+    state->loaded = LoadedFrom{std::string(formats::model_format_name(model.format)), model.mgb_version, model.hash,
+                               model.model_version};
+    state->graph() = std::move(model.graph);
+    const ir::Graph& g = state->graph();
+    py::dict by_name;
+    py::list in_order;
+    for (ir::VarId v : g.outputs) {
+        py::object var = py::cast(Var{state, v});
+        by_name[py::str(std::string(g.str(g.vars.name[v.value])))] = var;
+        in_order.append(var);
+    }
+    // A file without metadata (MegEngine before 1.5) reads as the default metadata, as MegEngine's does.
+    py::object metadata = py::cast(model.metadata.value_or(ir::Metadata{}));
+    return py::reinterpret_borrow<py::object>(load_result_type)(py::cast(state), by_name, in_order, metadata);
 }
 
 }  // namespace
@@ -43,25 +69,7 @@ void bind_load_graph(py::module_& m) {
     m.attr("CompGraphLoadResult") = py::handle(load_result_type);
 
     m.def(
-        "load_graph",
-        [](py::object source) {
-            formats::LoadedModel model = load_from_py(source);
-            auto state = std::make_shared<GraphState>("xpux:0");
-            state->loaded = LoadedFrom{std::string(formats::model_format_name(model.format)), model.mgb_version,
-                                       model.hash, model.model_version};
-            state->graph() = std::move(model.graph);
-            const ir::Graph& g = state->graph();
-            py::dict by_name;
-            py::list in_order;
-            for (ir::VarId v : g.outputs) {
-                py::object var = py::cast(Var{state, v});
-                by_name[py::str(std::string(g.str(g.vars.name[v.value])))] = var;
-                in_order.append(var);
-            }
-            // A file without metadata (MegEngine before 1.5) reads as the default metadata, as MegEngine's does.
-            py::object metadata = py::cast(model.metadata.value_or(ir::Metadata{}));
-            return py::reinterpret_borrow<py::object>(load_result_type)(py::cast(state), by_name, in_order, metadata);
-        },
+        "load_graph", [](py::object source) { return to_load_result(load_from_py(source, false).front()); },
         py::arg("path_or_bytes"),
         R"(Load the first graph of a .mge file (FBS with MGBC or MGBS header, or FBS_V2).
 
@@ -69,6 +77,16 @@ path_or_bytes: a path, a bytes-like object (viewed in place, not copied) or a bi
 Returns CompGraphLoadResult(graph, output_vars_dict, output_vars_list, metadata), as MegEngine's
 load_graph: a mgedump.Graph, the output Vars by name and in order, and a mgedump.Metadata.
 Malformed files raise mgedump.SerializationError naming the byte offset or operator.)");
+    m.def(
+        "load_graphs",
+        [](py::object source) {
+            py::list out;
+            for (formats::LoadedModel& model : load_from_py(source, true)) out.append(to_load_result(model));
+            return out;
+        },
+        py::arg("path_or_bytes"),
+        "Every graph of a file that holds several dumps back to back (trace.dump(append=True)), each a\n"
+        "CompGraphLoadResult as load_graph returns it.");
 }
 
 }  // namespace mgedump::python
