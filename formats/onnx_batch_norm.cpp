@@ -1,0 +1,92 @@
+#include "formats/onnx_batch_norm.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+
+#include "formats/onnx_values.h"
+
+namespace mgedump::formats::onnx_import {
+namespace {
+
+using P = onnx::TensorProto;
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, std::string_view name) {
+    for (const auto& a : n.attribute())
+        if (a.name() == name) return &a;
+    return nullptr;
+}
+
+// Empty string when `bn` can be applied as a per-channel scale and bias; else why not.
+std::string scale_of(const Importer& c, const onnx::NodeProto& bn, BatchNormScale& out) {
+    for (const auto& a : bn.attribute())
+        if (a.name() != "epsilon" && a.name() != "momentum" && a.name() != "spatial" && a.name() != "training_mode")
+            return fmt::format("attribute '{}' is not supported", a.name());
+    if (const auto* a = find_attr(bn, "training_mode"); a && a->i() != 0) return "training_mode is not supported";
+    if (const auto* a = find_attr(bn, "spatial"); a && a->i() != 1) return "spatial=0 is not supported";
+    for (int k = 1; k < bn.output_size(); ++k)
+        if (!bn.output(k).empty() && c.consumers(bn.output(k)) > 0)
+            return fmt::format("output #{} (training statistics) is not supported", k);
+    if (bn.input_size() != 5) return "expects 5 inputs (X, scale, B, mean, var)";
+    const double eps = find_attr(bn, "epsilon") ? find_attr(bn, "epsilon")->f() : 1e-5;
+    std::vector<std::vector<double>> in(4);
+    const char* names[] = {"scale", "B", "input_mean", "input_var"};
+    for (int k = 0; k < 4; ++k) {
+        const Value* v = c.value(bn.input(k + 1));
+        if (!v || !v->is_const || v->elem_type != P::FLOAT)
+            return fmt::format("{} (input #{}) must be a float constant", names[k], k + 1);
+        in[k] = *decode_floats(*v);
+        if (in[k].size() != in[0].size()) return fmt::format("{} (input #{}) has the wrong length", names[k], k + 1);
+    }
+    out.scale.resize(in[0].size());
+    out.bias.resize(in[0].size());
+    for (size_t ch = 0; ch < in[0].size(); ++ch) {
+        double s = in[0][ch] / std::sqrt(in[3][ch] + eps);
+        out.scale[ch] = static_cast<float>(s);
+        out.bias[ch] = static_cast<float>(in[1][ch] - in[2][ch] * s);
+    }
+    return {};
+}
+
+}  // namespace
+
+BatchNormScale read_batch_norm(const Importer& c) {
+    BatchNormScale s;
+    if (std::string why = scale_of(c, c.node(), s); !why.empty()) c.fail(why);
+    return s;
+}
+
+std::optional<FoldedConv> fold_following_batch_norm(const Importer& c) {
+    const onnx::NodeProto& conv = c.node();
+    const onnx::NodeProto* bn = c.sole_consumer(conv.output(0));
+    if (!bn || bn->op_type() != "BatchNormalization" || bn->input(0) != conv.output(0)) return std::nullopt;
+    if (!bn->domain().empty() && bn->domain() != "ai.onnx") return std::nullopt;
+    BatchNormScale s;
+    if (!scale_of(c, *bn, s).empty()) return std::nullopt;
+    const Value& w = c.input(1);
+    if (!w.is_const || w.elem_type != P::FLOAT || w.shape.empty() || w.shape[0] != static_cast<int64_t>(s.scale.size()))
+        return std::nullopt;
+    std::vector<double> bias(s.scale.size(), 0.0);
+    if (c.has_input(2)) {
+        const Value& b = c.input(2);
+        if (!b.is_const || b.elem_type != P::FLOAT) return std::nullopt;
+        bias = *decode_floats(b);
+        if (bias.size() != s.scale.size()) return std::nullopt;
+    }
+    std::vector<double> weight = *decode_floats(w);
+    const size_t per_channel = weight.size() / s.scale.size();
+    std::vector<float> folded_w(weight.size()), folded_b(s.scale.size());
+    for (size_t ch = 0; ch < s.scale.size(); ++ch) {
+        for (size_t k = 0; k < per_channel; ++k)
+            folded_w[ch * per_channel + k] = static_cast<float>(weight[ch * per_channel + k] * s.scale[ch]);
+        folded_b[ch] = static_cast<float>(bias[ch] * s.scale[ch] + s.bias[ch]);
+    }
+    FoldedConv f{float_const(folded_w, w.shape), float_const(folded_b, {static_cast<int64_t>(folded_b.size())}),
+                 bn->output(0)};
+    f.weight.param_name = w.param_name;
+    f.bias.param_name = bn->input(2);
+    return f;
+}
+
+}  // namespace mgedump::formats::onnx_import

@@ -1,0 +1,33 @@
+// ONNX models (ModelProto files, as torch.onnx.export writes them) into the IR.
+// A model converts fully or not at all: an operator, attribute or value the
+// importer cannot map is an error naming the file, the node, its op type and
+// what is missing. Which ONNX operators map to which MegEngine operators, and
+// what is folded at import time, is listed in formats/ONNX_IMPORT.md.
+#pragma once
+
+#include <filesystem>
+
+#include "ir/blobs.h"
+#include "ir/graph.h"
+
+namespace mgedump::formats {
+
+struct OnnxImportOptions {
+    // Initializers become SharedDeviceTensor named after the initializer (so
+    // keep_param_name has names to keep) instead of anonymous ImmutableTensor.
+    bool params_as_shared_device_tensor = false;
+    // Fold BatchNormalization into the Conv before it when that Conv feeds nothing
+    // else (weights and bias rescaled); otherwise BN becomes one FUSE_MUL_ADD3.
+    bool fold_batch_norm = true;
+};
+
+// Throws FormatError (unreadable or malformed file, missing external data) or
+// GraphError (unsupported operator, attribute or value), naming the file.
+ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options = {});
+
+// The same from a file image already in memory; `label` names it in errors and
+// external data is looked up relative to `base_dir`.
+ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std::filesystem::path& base_dir,
+                            const OnnxImportOptions& options = {});
+
+}  // namespace mgedump::formats

@@ -1,0 +1,360 @@
+#include "formats/onnx_importer.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+
+#include "formats/onnx_values.h"
+#include "ir/error.h"
+#include "ir/op_registry.h"
+
+namespace mgedump::formats::onnx_import {
+namespace {
+
+using P = onnx::TensorProto;
+
+const std::unordered_map<std::string_view, Handler>& handler_index() {
+    static const auto index = [] {
+        std::unordered_map<std::string_view, Handler> m;
+        for (auto table : {elementwise_handlers(), conv_handlers(), linear_handlers(), pool_handlers(),
+                           shape_handlers(), index_handlers()})
+            for (const OpHandler& h : table) m.emplace(h.op_type, h.convert);
+        return m;
+    }();
+    return index;
+}
+
+std::vector<uint32_t> to_dims(const Shape& s, const Importer& at, std::string_view what) {
+    std::vector<uint32_t> out;
+    for (int64_t d : s) {
+        if (d < 0 || d > std::numeric_limits<uint32_t>::max())
+            at.fail(fmt::format("{}: dimension {} does not fit a MegEngine shape", what, d));
+        out.push_back(static_cast<uint32_t>(d));
+    }
+    if (out.empty()) out.push_back(1);  // MegEngine tensors have at least one axis
+    return out;
+}
+
+}  // namespace
+
+int64_t element_count(const Shape& s) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    return n;
+}
+
+ir::DTypeEnum onnx_var_dtype(int32_t t, const Importer& at) {
+    using D = ir::DTypeEnum;
+    switch (t) {
+        case P::FLOAT: case P::DOUBLE: return D::Float32;
+        case P::FLOAT16: return D::Float16;
+        case P::BFLOAT16: return D::BFloat16;
+        case P::INT32: case P::INT64: return D::Int32;
+        case P::INT16: return D::Int16;
+        case P::UINT16: return D::Uint16;
+        case P::INT8: return D::Int8;
+        case P::UINT8: return D::Uint8;
+        case P::BOOL: return D::Bool;
+        default: at.fail(fmt::format("element type {} has no MegEngine dtype", onnx_elem_name(t)));
+    }
+}
+
+Importer::Importer(const OnnxModelFile& model, const OnnxImportOptions& options)
+    : model_(model), options_(options), reader_(model) {}
+
+void Importer::fail(std::string_view what) const {
+    if (!node_) throw GraphError(fmt::format("{}: {}", model_.label, what));
+    throw GraphError(fmt::format("{}: node '{}' ({}): {}", model_.label, node_label_, node_->op_type(), what));
+}
+
+size_t Importer::input_count() const { return static_cast<size_t>(node_->input_size()); }
+bool Importer::has_input(size_t i) const { return i < input_count() && !node_->input(static_cast<int>(i)).empty(); }
+size_t Importer::output_count() const { return static_cast<size_t>(node_->output_size()); }
+
+Value& Importer::lookup(const std::string& name) {
+    auto it = values_.find(name);
+    if (it == values_.end()) fail(fmt::format("input '{}' is produced by no node, initializer or graph input", name));
+    return it->second;
+}
+
+const Value& Importer::input(size_t i) const {
+    if (!has_input(i)) fail(fmt::format("input #{} is missing", i));
+    return const_cast<Importer*>(this)->lookup(node_->input(static_cast<int>(i)));
+}
+
+ir::VarId Importer::var(size_t i) {
+    if (!has_input(i)) fail(fmt::format("input #{} is missing", i));
+    const std::string& name = node_->input(static_cast<int>(i));
+    Value& v = lookup(name);
+    if (!v.var.valid()) v.var = materialize(v, name);
+    return v.var;
+}
+
+std::vector<int64_t> Importer::const_ints(size_t i, std::string_view what) const {
+    const Value& v = input(i);
+    if (!v.is_const) fail(fmt::format("{} (input #{}) must be a constant known at import time", what, i));
+    auto ints = decode_ints(v);
+    if (!ints) fail(fmt::format("{} (input #{}) has element type {}, expected an integer type", what, i,
+                                onnx_elem_name(v.elem_type)));
+    return *ints;
+}
+
+std::vector<double> Importer::const_floats(size_t i, std::string_view what) const {
+    const Value& v = input(i);
+    if (!v.is_const) fail(fmt::format("{} (input #{}) must be a constant known at import time", what, i));
+    auto values = decode_floats(v);
+    if (!values) fail(fmt::format("{} (input #{}) has element type {}, expected a number type", what, i,
+                                  onnx_elem_name(v.elem_type)));
+    return *values;
+}
+
+const onnx::AttributeProto* Importer::attr(std::string_view name) const {
+    for (const auto& a : node_->attribute())
+        if (a.name() == name) return &a;
+    return nullptr;
+}
+
+bool Importer::has_attr(std::string_view name) const { return attr(name) != nullptr; }
+
+void Importer::check_attrs(std::initializer_list<std::string_view> known) const {
+    for (const auto& a : node_->attribute()) {
+        bool ok = false;
+        for (std::string_view k : known) ok = ok || a.name() == k;
+        if (!ok) fail(fmt::format("attribute '{}' is not supported", a.name()));
+    }
+}
+
+int64_t Importer::attr_int(std::string_view name, int64_t fallback) const {
+    const auto* a = attr(name);
+    if (!a) return fallback;
+    if (a->type() != onnx::AttributeProto::INT) fail(fmt::format("attribute '{}': expected an int", name));
+    return a->i();
+}
+
+double Importer::attr_float(std::string_view name, double fallback) const {
+    const auto* a = attr(name);
+    if (!a) return fallback;
+    if (a->type() != onnx::AttributeProto::FLOAT) fail(fmt::format("attribute '{}': expected a float", name));
+    return a->f();
+}
+
+std::string Importer::attr_string(std::string_view name, std::string_view fallback) const {
+    const auto* a = attr(name);
+    if (!a) return std::string(fallback);
+    if (a->type() != onnx::AttributeProto::STRING) fail(fmt::format("attribute '{}': expected a string", name));
+    return a->s();
+}
+
+std::vector<int64_t> Importer::attr_ints(std::string_view name, std::vector<int64_t> fallback) const {
+    const auto* a = attr(name);
+    if (!a) return fallback;
+    if (a->type() != onnx::AttributeProto::INTS) fail(fmt::format("attribute '{}': expected a list of ints", name));
+    return {a->ints().begin(), a->ints().end()};
+}
+
+void Importer::set_output(size_t i, Value v) {
+    if (i >= output_count()) fail(fmt::format("produces no output #{}", i));
+    const std::string& name = node_->output(static_cast<int>(i));
+    if (name.empty()) return;
+    values_[name] = std::move(v);
+}
+
+void Importer::alias_output_name(const std::string& name, size_t i) {
+    values_[name] = lookup(node_->output(static_cast<int>(i)));
+}
+
+const Value* Importer::value(const std::string& name) const {
+    auto it = values_.find(name);
+    return it == values_.end() ? nullptr : &it->second;
+}
+
+void Importer::set_output_var(size_t i, ir::VarId var, int32_t elem_type, Shape shape) {
+    Value v;
+    v.var = var;
+    v.elem_type = elem_type;
+    v.shape = std::move(shape);
+    set_output(i, std::move(v));
+}
+
+ir::OprId Importer::emit_opr(std::string_view op, std::vector<ir::VarId> inputs, const ir::ParamArgs& params,
+                             uint32_t outputs) {
+    ir::OpTypeId type = ir::find_op(op);
+    ir::OpOptions o;
+    o.name = ops_in_node_ == 0 ? node_label_ : fmt::format("{}:{}", node_label_, ops_in_node_);
+    o.outputs = outputs;
+    ++ops_in_node_;
+    std::string label = fmt::format("{}: node '{}' ({}) as {}", model_.label, node_label_, node_->op_type(), op);
+    return builder_.add_op(type, inputs, ir::make_params(ir::op_def(type), params, label), o);
+}
+
+ir::VarId Importer::emit(std::string_view op, std::vector<ir::VarId> inputs, const ir::ParamArgs& params) {
+    return graph().output_var(emit_opr(op, std::move(inputs), params, 0), 0);
+}
+
+ir::VarId Importer::const_var(ir::DTypeEnum dtype, const Shape& shape, std::vector<std::byte> bytes) {
+    return builder_.constant(ir::DType::of(dtype), to_dims(shape, *this, "constant"), std::move(bytes));
+}
+
+ir::VarId Importer::const_i32(const std::vector<int64_t>& values) {
+    std::vector<std::byte> bytes(values.size() * 4);
+    for (size_t k = 0; k < values.size(); ++k) {
+        if (values[k] < INT32_MIN || values[k] > INT32_MAX) fail(fmt::format("value {} does not fit Int32", values[k]));
+        int32_t v = static_cast<int32_t>(values[k]);
+        std::memcpy(bytes.data() + 4 * k, &v, 4);
+    }
+    return const_var(ir::DTypeEnum::Int32, {static_cast<int64_t>(values.size())}, std::move(bytes));
+}
+
+ir::VarId Importer::const_f32(float value) {
+    std::vector<std::byte> bytes(4);
+    std::memcpy(bytes.data(), &value, 4);
+    return const_var(ir::DTypeEnum::Float32, {1}, std::move(bytes));
+}
+
+ir::VarId Importer::reshape(ir::VarId x, const Shape& shape) {
+    return emit("Reshape", {x, const_i32(shape)});
+}
+
+ir::VarId Importer::materialize(Value& v, std::string_view name) {
+    if (!v.is_const) fail(fmt::format("value '{}' has no var", name));
+    auto key = std::make_tuple(v.bytes.data(), v.bytes.size(), v.shape, v.elem_type, v.param_name);
+    if (auto it = materialized_.find(key); it != materialized_.end()) return it->second;
+    ir::DTypeEnum dtype = onnx_var_dtype(v.elem_type, *this);
+    ir::Graph& g = graph();
+    ir::BlobId blob;
+    if (v.elem_type == P::INT64 || v.elem_type == P::DOUBLE) {
+        // MegEngine holds neither: narrow (checked for INT64) into owned bytes.
+        std::vector<std::byte> bytes = narrow_to_32bit(v, [&](int64_t bad) {
+            fail(fmt::format("constant '{}' holds {}, which does not fit Int32", name, bad));
+        });
+        blob = g.blobs.add_owned(std::move(bytes));
+    } else {
+        blob = g.blobs.add_view(v.bytes, v.keepalive);
+    }
+    const bool shared = options_.params_as_shared_device_tensor && !v.param_name.empty();
+    ir::OprId o = builder_.add_op(ir::find_op(shared ? "SharedDeviceTensor" : "ImmutableTensor"), {}, {},
+                                  ir::OpOptions{.name = std::string(shared ? v.param_name : "")});
+    std::vector<uint32_t> dims = to_dims(v.shape, *this, fmt::format("constant '{}'", name));
+    builder_.add_tensor(o, shared ? v.param_name : "",
+                        shared ? ir::TensorMethod::ValueShared : ir::TensorMethod::ValueAnonymous,
+                        ir::DType::of(dtype), dims, "xpux:0", blob);
+    ir::VarId out = g.output_var(o, 0);
+    g.vars.dtype[out.value] = ir::DType::of(dtype);
+    g.vars.shape[out.value] = g.tensors.shape.back();
+    materialized_.emplace(std::move(key), out);
+    pinned_.push_back(v.keepalive);
+    return out;
+}
+
+size_t Importer::consumers(const std::string& name) const {
+    auto it = consumers_.find(name);
+    return it == consumers_.end() ? 0 : it->second;
+}
+
+const onnx::NodeProto* Importer::producer(const std::string& name) const {
+    auto it = producers_.find(name);
+    return it == producers_.end() ? nullptr : it->second;
+}
+
+const onnx::NodeProto* Importer::sole_consumer(const std::string& name) const {
+    if (consumers(name) != 1) return nullptr;
+    auto it = last_consumer_.find(name);
+    return it == last_consumer_.end() ? nullptr : it->second;
+}
+
+void Importer::declare_inputs() {
+    const onnx::GraphProto& g = model_.proto->graph();
+    for (const P& t : g.initializer()) {
+        OnnxTensorBytes tb = reader_.read(t);
+        Value v;
+        v.elem_type = tb.elem_type;
+        v.shape = tb.dims;
+        v.is_const = true;
+        v.bytes = tb.bytes;
+        v.keepalive = tb.keepalive;
+        v.param_name = t.name();
+        values_[t.name()] = std::move(v);
+    }
+    for (const onnx::ValueInfoProto& in : g.input()) {
+        if (values_.count(in.name())) continue;  // an initializer listed as input (older exporters)
+        const std::string what = fmt::format("graph input '{}'", in.name());
+        if (!in.type().has_tensor_type())
+            throw GraphError(fmt::format("{}: {}: only tensor inputs are supported", model_.label, what));
+        const auto& tt = in.type().tensor_type();
+        Value v;
+        v.elem_type = tt.elem_type();
+        for (const auto& d : tt.shape().dim()) {
+            if (!d.has_dim_value())
+                throw GraphError(fmt::format("{}: {}: dimension '{}' is symbolic; export with fixed input shapes",
+                                             model_.label, what, d.dim_param()));
+            v.shape.push_back(d.dim_value());
+        }
+        ir::DTypeEnum dtype = onnx_var_dtype(v.elem_type, *this);
+        v.var = builder_.input(in.name(), ir::DType::of(dtype), to_dims(v.shape, *this, what));
+        values_[in.name()] = std::move(v);
+    }
+}
+
+void Importer::convert(const onnx::NodeProto& n) {
+    node_ = &n;
+    node_label_ = !n.name().empty() ? n.name() : (n.output_size() > 0 ? n.output(0) : n.op_type());
+    ops_in_node_ = 0;
+    if (auto it = fused_bn_.find(n.output_size() > 0 ? n.output(0) : ""); it != fused_bn_.end()) return;
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+        fail(fmt::format("operator domain '{}' is not supported", n.domain()));
+    const auto& index = handler_index();
+    auto it = index.find(n.op_type());
+    if (it == index.end()) fail("operator type is not supported");
+    it->second(*this);
+    for (int k = 0; k < n.output_size(); ++k)
+        if (!n.output(k).empty() && !values_.count(n.output(k)))
+            fail(fmt::format("output #{} ('{}') is not supported", k, n.output(k)));
+}
+
+ir::Graph Importer::run() {
+    const onnx::GraphProto& g = model_.proto->graph();
+    for (const auto& n : g.node()) {
+        for (const std::string& in : n.input()) {
+            if (in.empty()) continue;
+            ++consumers_[in];
+            last_consumer_[in] = &n;
+        }
+        for (const std::string& out : n.output()) producers_[out] = &n;
+    }
+    for (const auto& out : g.output()) ++consumers_[out.name()];
+    for (const auto& op : model_.proto->opset_import())
+        if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
+    if (opset_ < 7)
+        throw GraphError(fmt::format("{}: opset {} is older than the oldest supported (7)", model_.label, opset_));
+    declare_inputs();
+    for (const auto& n : g.node()) convert(n);
+    node_ = nullptr;
+    for (const auto& out : g.output()) {
+        auto it = values_.find(out.name());
+        if (it == values_.end())
+            throw GraphError(fmt::format("{}: graph output '{}' is produced by no node", model_.label, out.name()));
+        if (!it->second.var.valid()) it->second.var = materialize(it->second, out.name());
+        builder_.output(it->second.var, out.name());
+    }
+    return builder_.finish();
+}
+
+}  // namespace mgedump::formats::onnx_import
+
+namespace mgedump::formats {
+
+ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std::filesystem::path& base_dir,
+                            const OnnxImportOptions& options) {
+    OnnxModelFile model = parse_onnx_model(bytes, label, base_dir);
+    return onnx_import::Importer(model, options).run();
+}
+
+ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options) {
+    OnnxModelFile model = read_onnx_model(path);
+    return onnx_import::Importer(model, options).run();
+}
+
+}  // namespace mgedump::formats

@@ -1,0 +1,152 @@
+// The state of one ONNX import, shared by the operator handlers: the values
+// flowing between ONNX nodes (graph vars, import-time constants, or both), the
+// node being converted, and helpers that name the file, node and op type in
+// every error. Internal to formats/onnx_*.cpp.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "formats/onnx_import.h"
+#include "formats/onnx_model_file.h"
+#include "ir/builder.h"
+
+namespace onnx {
+class NodeProto;
+class AttributeProto;
+}  // namespace onnx
+
+namespace mgedump::formats::onnx_import {
+
+using Shape = std::vector<int64_t>;
+
+// A value between ONNX nodes. Shapes are static (every dim known): the importer
+// propagates them from the declared input shapes. A constant's bytes are known at
+// import time; it becomes a graph var (ImmutableTensor or SharedDeviceTensor) only
+// when a runtime operator consumes it.
+struct Value {
+    int32_t elem_type = 0;  // onnx::TensorProto::DataType
+    Shape shape;
+    ir::VarId var;          // invalid until it is (or becomes) a graph var
+    bool is_const = false;
+    ir::Bytes bytes;
+    std::shared_ptr<const void> keepalive;
+    std::string param_name;  // set for initializers: the SharedDeviceTensor name
+};
+
+int64_t element_count(const Shape& s);
+
+class Importer {
+public:
+    Importer(const OnnxModelFile& model, const OnnxImportOptions& options);
+    ir::Graph run();
+
+    // --- the node being converted ---
+    const onnx::NodeProto& node() const { return *node_; }
+    [[noreturn]] void fail(std::string_view what) const;
+    size_t input_count() const;           // declared inputs, including empty (omitted) ones
+    bool has_input(size_t i) const;       // declared and not omitted
+    const Value& input(size_t i) const;   // fails when omitted
+    ir::VarId var(size_t i);              // the input as a graph var (materializes constants)
+    bool is_const(size_t i) const { return has_input(i) && input(i).is_const; }
+    std::vector<int64_t> const_ints(size_t i, std::string_view what) const;
+    std::vector<double> const_floats(size_t i, std::string_view what) const;
+    size_t output_count() const;
+
+    // Attributes. check_attrs fails on any attribute not listed (an attribute we do
+    // not understand could change the result).
+    void check_attrs(std::initializer_list<std::string_view> known) const;
+    bool has_attr(std::string_view name) const;
+    int64_t attr_int(std::string_view name, int64_t fallback) const;
+    double attr_float(std::string_view name, double fallback) const;
+    std::string attr_string(std::string_view name, std::string_view fallback) const;
+    std::vector<int64_t> attr_ints(std::string_view name, std::vector<int64_t> fallback = {}) const;
+    const onnx::AttributeProto* attr(std::string_view name) const;
+
+    // --- results ---
+    void set_output(size_t i, Value v);
+    void set_output_var(size_t i, ir::VarId var, int32_t elem_type, Shape shape);
+    // Another node's output `name` is the same value as this node's output #i (a
+    // fused operator produced it).
+    void alias_output_name(const std::string& name, size_t i);
+    // Any value by name; nullptr when none has that name (yet).
+    const Value* value(const std::string& name) const;
+
+    // --- building ---
+    // An operator named after the node (the second and later operators of one node
+    // get ":1", ":2", ...).
+    ir::VarId emit(std::string_view op, std::vector<ir::VarId> inputs, const ir::ParamArgs& params = {});
+    ir::OprId emit_opr(std::string_view op, std::vector<ir::VarId> inputs, const ir::ParamArgs& params,
+                       uint32_t outputs);
+    ir::VarId const_var(ir::DTypeEnum dtype, const Shape& shape, std::vector<std::byte> bytes);
+    ir::VarId const_i32(const std::vector<int64_t>& values);  // 1-D Int32
+    ir::VarId const_f32(float value);                         // shape (1)
+    ir::VarId materialize(Value& v, std::string_view name);
+    // x reshaped to `shape` (a Reshape with a constant target).
+    ir::VarId reshape(ir::VarId x, const Shape& shape);
+    ir::Graph& graph() { return builder_.graph(); }
+    const OnnxImportOptions& options() const { return options_; }
+    const OnnxTensorReader& tensors() const { return reader_; }
+    // How many nodes (and graph outputs) read the value `name`.
+    size_t consumers(const std::string& name) const;
+    // A later node's handler reads this: BN outputs already produced by a fused Conv.
+    std::map<std::string, std::string>& fused_batch_norms() { return fused_bn_; }
+    const onnx::NodeProto* producer(const std::string& name) const;
+    const onnx::NodeProto* sole_consumer(const std::string& name) const;
+    const std::string& label() const { return model_.label; }
+    // The default-domain opset the model imports.
+    int64_t opset() const { return opset_; }
+
+private:
+    void declare_inputs();
+    void convert(const onnx::NodeProto& n);
+    Value& lookup(const std::string& name);
+
+    const OnnxModelFile& model_;
+    OnnxImportOptions options_;
+    OnnxTensorReader reader_;
+    ir::GraphBuilder builder_;
+    std::map<std::string, Value> values_;
+    std::map<std::string, size_t> consumers_;
+    std::map<std::string, const onnx::NodeProto*> producers_;
+    std::map<std::string, const onnx::NodeProto*> last_consumer_;
+    std::map<std::string, std::string> fused_bn_;
+    // One graph var per constant (bytes, shape, type, name), however many ONNX names
+    // (Identity aliases) or readers it has.
+    std::map<std::tuple<const std::byte*, size_t, Shape, int32_t, std::string>, ir::VarId> materialized_;
+    std::vector<std::shared_ptr<const void>> pinned_;  // keeps those addresses from being reused
+    const onnx::NodeProto* node_ = nullptr;
+    std::string node_label_;
+    uint32_t ops_in_node_ = 0;
+    int64_t opset_ = 0;
+};
+
+// Param arguments from 64-bit integers and doubles (NamedParamArg's own
+// constructors take int and float, which int64_t and double would make ambiguous).
+inline ir::NamedParamArg int_param(std::string field, int64_t v) { return {std::move(field), ir::ParamArg(v)}; }
+inline ir::NamedParamArg float_param(std::string field, double v) { return {std::move(field), ir::ParamArg(v)}; }
+
+// Handlers convert one node each; tables group them by family.
+using Handler = void (*)(Importer&);
+struct OpHandler {
+    std::string_view op_type;
+    Handler convert;
+};
+std::span<const OpHandler> elementwise_handlers();
+std::span<const OpHandler> conv_handlers();
+std::span<const OpHandler> linear_handlers();
+std::span<const OpHandler> pool_handlers();
+std::span<const OpHandler> shape_handlers();
+std::span<const OpHandler> index_handlers();
+
+// ONNX element type → MegEngine dtype of a graph var; INT64 becomes Int32 (MegEngine
+// has no 64-bit integers) and DOUBLE Float32.
+ir::DTypeEnum onnx_var_dtype(int32_t elem_type, const Importer& at);
+
+}  // namespace mgedump::formats::onnx_import

@@ -1,0 +1,65 @@
+// An ONNX ModelProto read from disk, and the bytes of its tensors. The parsed
+// message is shared: tensor views point into its strings and repeated fields, so
+// whoever holds a view holds the message. External-data tensors are views into
+// their side files, each mapped once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/blobs.h"
+
+namespace onnx {
+class ModelProto;
+class TensorProto;
+}  // namespace onnx
+
+namespace mgedump::formats {
+
+struct OnnxModelFile {
+    std::shared_ptr<const onnx::ModelProto> proto;
+    std::string label;              // the path, for messages
+    std::filesystem::path base_dir; // where external data paths are relative to
+};
+
+// Parses a whole file image (no 64 MB cap; ONNX's 2 GiB protobuf limit holds).
+// Throws FormatError naming `label` when the bytes are not a ModelProto.
+OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, std::filesystem::path base_dir);
+// Maps `path` and parses it; the mapping is released once parsed.
+OnnxModelFile read_onnx_model(const std::filesystem::path& path);
+
+// One tensor's value as stored: ONNX element type, dims, little-endian bytes.
+struct OnnxTensorBytes {
+    int32_t elem_type = 0;
+    std::vector<int64_t> dims;
+    ir::Bytes bytes;
+    std::shared_ptr<const void> keepalive;
+};
+
+// Resolves tensor values from the model: raw_data and float_data are viewed in the
+// message; int32/int64/double typed fields are copied into owned bytes; external
+// data is viewed in its mapped side file. Throws FormatError naming the tensor.
+class OnnxTensorReader {
+public:
+    explicit OnnxTensorReader(const OnnxModelFile& model) : model_(model) {}
+    OnnxTensorBytes read(const onnx::TensorProto& t) const;
+
+private:
+    ir::Bytes map_external(const std::string& location, std::shared_ptr<const void>& keepalive,
+                           std::string_view tensor) const;
+
+    const OnnxModelFile& model_;
+    // path → mapping; ordered so nothing depends on hash order.
+    mutable std::map<std::string, std::shared_ptr<const void>> mappings_;
+};
+
+// Bytes one element of an ONNX element type occupies; 0 for types we cannot hold.
+size_t onnx_elem_size(int32_t elem_type);
+std::string_view onnx_elem_name(int32_t elem_type);
+
+}  // namespace mgedump::formats

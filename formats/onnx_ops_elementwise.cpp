@@ -1,0 +1,197 @@
+// Element-wise ONNX operators → MegEngine Elemwise modes (and TypeCvt for Cast).
+// Integer arithmetic on constants (the Shape → Gather → Mul → Reshape chains
+// torch.onnx.export writes) is folded at import time instead.
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+
+#include "formats/onnx_values.h"
+
+namespace mgedump::formats::onnx_import {
+namespace {
+
+using P = onnx::TensorProto;
+
+bool is_integer(int32_t t) { return t != P::FLOAT && t != P::DOUBLE && t != P::FLOAT16 && t != P::BFLOAT16; }
+
+// Both inputs constant integers: compute the result with numpy broadcasting.
+bool fold_integer_binary(Importer& c, std::string_view op, const Shape& out_shape) {
+    if (!c.is_const(0) || !c.is_const(1) || !is_integer(c.input(0).elem_type) || !is_integer(c.input(1).elem_type))
+        return false;
+    std::vector<int64_t> a = c.const_ints(0, "operand"), b = c.const_ints(1, "operand");
+    const Shape &sa = c.input(0).shape, &sb = c.input(1).shape;
+    std::vector<int64_t> out(static_cast<size_t>(element_count(out_shape)));
+    // Index of output element k in an operand of shape s (broadcast dims read 0).
+    auto index_in = [&](const Shape& s, int64_t k) {
+        int64_t idx = 0, stride = 1;
+        for (size_t d = 0; d < out_shape.size(); ++d) {
+            size_t od = out_shape.size() - 1 - d;
+            int64_t coord = k % out_shape[od];
+            k /= out_shape[od];
+            if (d < s.size()) {
+                int64_t sd = s[s.size() - 1 - d];
+                idx += (sd == 1 ? 0 : coord) * stride;
+                stride *= sd;
+            }
+        }
+        return idx;
+    };
+    for (int64_t k = 0; k < static_cast<int64_t>(out.size()); ++k) {
+        int64_t x = a[index_in(sa, k)], y = b[index_in(sb, k)];
+        if (op == "Add") out[k] = x + y;
+        else if (op == "Sub") out[k] = x - y;
+        else if (op == "Mul") out[k] = x * y;
+        else if (op == "Div") {
+            if (y == 0) c.fail("integer division by zero in a constant");
+            out[k] = x / y;
+        } else return false;
+    }
+    c.set_output(0, int64_const(out, out_shape));
+    return true;
+}
+
+template <const char* kMode>
+void binary(Importer& c) {
+    c.check_attrs({});
+    const Value &a = c.input(0), &b = c.input(1);
+    auto shape = broadcast_shapes(a.shape, b.shape);
+    if (!shape) c.fail(fmt::format("input shapes [{}] and [{}] do not broadcast", fmt::join(a.shape, ","),
+                                   fmt::join(b.shape, ",")));
+    if (fold_integer_binary(c, c.node().op_type(), *shape)) return;
+    int32_t elem = a.elem_type;
+    c.set_output_var(0, c.emit("Elemwise", {c.var(0), c.var(1)}, {{"mode", kMode}}), elem, *shape);
+}
+
+template <const char* kMode>
+void unary(Importer& c) {
+    c.check_attrs({});
+    const Value& x = c.input(0);
+    c.set_output_var(0, c.emit("Elemwise", {c.var(0)}, {{"mode", kMode}}), x.elem_type, x.shape);
+}
+
+constexpr char kAdd[] = "ADD", kSub[] = "SUB", kMul[] = "MUL", kDiv[] = "TRUE_DIV", kPow[] = "POW";
+constexpr char kRelu[] = "RELU", kSigmoid[] = "SIGMOID", kTanh[] = "TANH", kExp[] = "EXP", kLog[] = "LOG",
+               kSqrt[] = "SQRT", kAbs[] = "ABS", kNeg[] = "NEGATE", kErf[] = "ERF", kHSwish[] = "H_SWISH";
+
+// opset < 11 gives the bounds as attributes, later opsets as optional inputs.
+void clip(Importer& c) {
+    c.check_attrs({"min", "max"});
+    const Value& x = c.input(0);
+    std::optional<double> lo, hi;
+    if (c.has_attr("min")) lo = c.attr_float("min", 0);
+    if (c.has_attr("max")) hi = c.attr_float("max", 0);
+    auto bound = [&](size_t i, std::optional<double>& out) {
+        if (!c.has_input(i)) return;
+        auto v = c.const_floats(i, i == 1 ? "min" : "max");
+        if (v.size() != 1) c.fail(fmt::format("{} must be a scalar", i == 1 ? "min" : "max"));
+        out = v[0];
+    };
+    bound(1, lo);
+    bound(2, hi);
+    ir::VarId y;
+    if (lo && hi && *lo == 0 && *hi == 6) y = c.emit("Elemwise", {c.var(0)}, {{"mode", "RELU6"}});
+    else if (lo && hi)
+        y = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(*lo)), c.const_f32(static_cast<float>(*hi))},
+                   {{"mode", "CLIP"}});
+    else if (lo) y = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(*lo))}, {{"mode", "MAX"}});
+    else if (hi) y = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(*hi))}, {{"mode", "MIN"}});
+    else {
+        c.set_output(0, x);
+        return;
+    }
+    c.set_output_var(0, y, x.elem_type, x.shape);
+}
+
+// y = clip(alpha * x + beta, 0, 1); MegEngine's HSIGMOID is the alpha = 1/6, beta = 1/2 case.
+void hard_sigmoid(Importer& c) {
+    c.check_attrs({"alpha", "beta"});
+    const Value& x = c.input(0);
+    const double alpha = c.attr_float("alpha", 0.2), beta = c.attr_float("beta", 0.5);
+    ir::VarId y;
+    if (std::abs(alpha - 1.0 / 6) < 1e-7 && beta == 0.5) {
+        y = c.emit("Elemwise", {c.var(0)}, {{"mode", "HSIGMOID"}});
+    } else {
+        ir::VarId lin = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(alpha)),
+                                            c.const_f32(static_cast<float>(beta))},
+                               {{"mode", "FUSE_MUL_ADD3"}});
+        y = c.emit("Elemwise", {lin, c.const_f32(0.f), c.const_f32(1.f)}, {{"mode", "CLIP"}});
+    }
+    c.set_output_var(0, y, x.elem_type, x.shape);
+}
+
+void leaky_relu(Importer& c) {
+    c.check_attrs({"alpha"});
+    const Value& x = c.input(0);
+    float slope = static_cast<float>(c.attr_float("alpha", 0.01));
+    c.set_output_var(0, c.emit("Elemwise", {c.var(0), c.const_f32(slope)}, {{"mode", "PRELU"}}), x.elem_type,
+                     x.shape);
+}
+
+void identity(Importer& c) {
+    c.check_attrs({});
+    c.set_output(0, c.input(0));
+}
+
+// Inference: Dropout is the identity. A model that reads the mask or asks for
+// training mode needs what we do not do.
+void dropout(Importer& c) {
+    c.check_attrs({"ratio", "seed"});
+    if (c.output_count() > 1 && !c.node().output(1).empty() && c.consumers(c.node().output(1)) > 0)
+        c.fail("the mask output (#1) is used; only inference Dropout (output #0) is supported");
+    if (c.has_input(2) && c.const_ints(2, "training_mode") != std::vector<int64_t>{0})
+        c.fail("training_mode is true; only inference Dropout is supported");
+    c.set_output(0, c.input(0));
+    for (size_t k = 1; k < c.output_count(); ++k)
+        if (!c.node().output(static_cast<int>(k)).empty()) c.set_output(k, c.input(0));
+}
+
+void cast(Importer& c) {
+    c.check_attrs({"to", "saturate"});
+    const Value& x = c.input(0);
+    const int32_t to = static_cast<int32_t>(c.attr_int("to", 0));
+    if (to == x.elem_type) return c.set_output(0, x);
+    if (x.is_const) {
+        if (is_integer(to)) {
+            auto ints = decode_ints(x);
+            std::vector<int64_t> values;
+            if (ints) values = *ints;
+            else
+                for (double d : c.const_floats(0, "input")) values.push_back(static_cast<int64_t>(d));
+            if (to == P::BOOL)
+                for (int64_t& b : values) b = b != 0;
+            c.set_output(0, int64_const(values, x.shape));
+            return;
+        }
+        if (to == P::FLOAT) {
+            std::vector<float> values;
+            for (double d : c.const_floats(0, "input")) values.push_back(static_cast<float>(d));
+            c.set_output(0, float_const(values, x.shape));
+            return;
+        }
+    }
+    ir::DTypeEnum dtype = onnx_var_dtype(to, c);
+    if (dtype == onnx_var_dtype(x.elem_type, c)) {  // e.g. INT64 → INT32: both Int32 here
+        Value v = x;
+        v.elem_type = to;
+        v.var = c.var(0);
+        return c.set_output(0, v);
+    }
+    c.set_output_var(0, c.emit("TypeCvt", {c.var(0)}, {{"dtype", ir::DType::of(dtype)}}), to, x.shape);
+}
+
+constexpr OpHandler kHandlers[] = {
+    {"Add", binary<kAdd>},        {"Sub", binary<kSub>},          {"Mul", binary<kMul>},
+    {"Div", binary<kDiv>},        {"Pow", binary<kPow>},          {"Relu", unary<kRelu>},
+    {"Sigmoid", unary<kSigmoid>}, {"Tanh", unary<kTanh>},         {"Exp", unary<kExp>},
+    {"Log", unary<kLog>},         {"Sqrt", unary<kSqrt>},         {"Abs", unary<kAbs>},
+    {"Neg", unary<kNeg>},         {"Erf", unary<kErf>},           {"HardSwish", unary<kHSwish>},
+    {"Clip", clip},               {"HardSigmoid", hard_sigmoid},  {"LeakyRelu", leaky_relu},
+    {"Identity", identity},       {"Dropout", dropout},           {"Cast", cast},
+};
+
+}  // namespace
+
+std::span<const OpHandler> elementwise_handlers() { return kHandlers; }
+
+}  // namespace mgedump::formats::onnx_import

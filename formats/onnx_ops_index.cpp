@@ -1,0 +1,148 @@
+// Slice and Gather. On constants both are evaluated at import time (the shape
+// arithmetic torch.onnx.export emits); on vars Slice becomes Subtensor, Gather
+// with a scalar index Subtensor (which drops the axis) and with an index vector
+// IndexingMultiAxisVec.
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "formats/onnx_values.h"
+
+namespace mgedump::formats::onnx_import {
+namespace {
+
+struct AxisSlice {
+    int64_t axis, begin, end, step;
+};
+
+// ONNX's clamping rules for one axis of size `dim`.
+AxisSlice clamp_slice(int64_t axis, int64_t start, int64_t end, int64_t step, int64_t dim) {
+    auto fix = [&](int64_t v, int64_t lo, int64_t hi) {
+        if (v < 0) v += dim;
+        return std::clamp(v, lo, hi);
+    };
+    if (step > 0) return {axis, fix(start, 0, dim), fix(end, 0, dim), step};
+    return {axis, fix(start, 0, dim - 1), fix(end, -1, dim - 1), step};
+}
+
+int64_t slice_len(const AxisSlice& s) {
+    if (s.step > 0) return s.end > s.begin ? (s.end - s.begin + s.step - 1) / s.step : 0;
+    return s.begin > s.end ? (s.begin - s.end - s.step - 1) / -s.step : 0;
+}
+
+// A new constant made of the elements of `x` at `picks` (flat indices).
+Value pick(const Value& x, const std::vector<int64_t>& picks, Shape shape) {
+    const size_t elem = onnx_elem_size(x.elem_type);
+    auto bytes = std::make_shared<std::vector<std::byte>>(picks.size() * elem);
+    for (size_t k = 0; k < picks.size(); ++k)
+        std::copy_n(x.bytes.begin() + picks[k] * elem, elem, bytes->begin() + k * elem);
+    Value v;
+    v.elem_type = x.elem_type;
+    v.shape = std::move(shape);
+    v.is_const = true;
+    v.bytes = ir::Bytes(bytes->data(), bytes->size());
+    v.keepalive = bytes;
+    return v;
+}
+
+void slice(Importer& c) {
+    c.check_attrs({"starts", "ends", "axes"});
+    const Value& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    std::vector<int64_t> starts, ends, axes, steps;
+    if (c.opset() < 10) {
+        starts = c.attr_ints("starts"), ends = c.attr_ints("ends"), axes = c.attr_ints("axes");
+    } else {
+        starts = c.const_ints(1, "starts"), ends = c.const_ints(2, "ends");
+        if (c.has_input(3)) axes = c.const_ints(3, "axes");
+        if (c.has_input(4)) steps = c.const_ints(4, "steps");
+    }
+    if (axes.empty())
+        for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+    if (steps.empty()) steps.assign(starts.size(), 1);
+    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+        c.fail("starts, ends, axes and steps differ in length");
+    std::vector<AxisSlice> slices;
+    Shape out = x.shape;
+    for (size_t k = 0; k < starts.size(); ++k) {
+        int64_t a = normalize_axis(axes[k], rank, c, "axis");
+        if (steps[k] == 0) c.fail("step 0");
+        AxisSlice s = clamp_slice(a, starts[k], ends[k], steps[k], x.shape[a]);
+        out[a] = slice_len(s);
+        slices.push_back(s);
+    }
+    if (x.is_const && rank == 1) {
+        std::vector<int64_t> picks;
+        const AxisSlice& s = slices.at(0);
+        for (int64_t i = s.begin; s.step > 0 ? i < s.end : i > s.end; i += s.step) picks.push_back(i);
+        return c.set_output(0, pick(x, picks, out));
+    }
+    std::vector<ir::VarId> inputs{c.var(0)};
+    std::vector<ir::IndexDescMaskItem> items;
+    for (const AxisSlice& s : slices) {
+        if (s.begin == 0 && s.end == x.shape[s.axis] && s.step == 1) continue;  // the whole axis
+        ir::IndexDescMaskItem item{static_cast<int8_t>(s.axis), true, true, s.step != 1, false};
+        inputs.push_back(c.const_i32({s.begin}));
+        // A negative step's end of -1 means "before index 0", which only omitting end can say.
+        if (s.end < 0) item.end = false;
+        else inputs.push_back(c.const_i32({s.end}));
+        if (item.step) inputs.push_back(c.const_i32({s.step}));
+        items.push_back(item);
+    }
+    if (items.empty()) return c.set_output(0, x);
+    c.set_output_var(0, c.emit("Subtensor", inputs, {{"items", items}}), x.elem_type, out);
+}
+
+void gather(Importer& c) {
+    c.check_attrs({"axis"});
+    const Value &x = c.input(0), &ind = c.input(1);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const int64_t axis = normalize_axis(c.attr_int("axis", 0), rank, c, "axis");
+    Shape out(x.shape.begin(), x.shape.begin() + axis);
+    out.insert(out.end(), ind.shape.begin(), ind.shape.end());
+    out.insert(out.end(), x.shape.begin() + axis + 1, x.shape.end());
+    if (ind.is_const) {
+        std::vector<int64_t> idx = c.const_ints(1, "indices");
+        for (int64_t& i : idx) {
+            if (i < -x.shape[axis] || i >= x.shape[axis])
+                c.fail(fmt::format("index {} is out of range for axis {} of size {}", i, axis, x.shape[axis]));
+            if (i < 0) i += x.shape[axis];
+        }
+        if (x.is_const) {
+            const int64_t outer = element_count(Shape(x.shape.begin(), x.shape.begin() + axis));
+            const int64_t inner = element_count(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+            std::vector<int64_t> picks;
+            for (int64_t o = 0; o < outer; ++o)
+                for (int64_t i : idx)
+                    for (int64_t k = 0; k < inner; ++k) picks.push_back((o * x.shape[axis] + i) * inner + k);
+            return c.set_output(0, pick(x, picks, out));
+        }
+        if (ind.shape.empty()) {
+            ir::IndexDescMaskItem item{static_cast<int8_t>(axis), false, false, false, true};
+            ir::VarId y = c.emit("Subtensor", {c.var(0), c.const_i32({idx[0]})}, {{"items", std::vector{item}}});
+            if (out.empty()) out = {};  // MegEngine keeps a 1-element axis for a scalar result
+            return c.set_output_var(0, y, x.elem_type, out);
+        }
+        if (ind.shape.size() != 1) c.fail("indices of rank > 1 are not supported");
+        ir::IndexDescMaskItem item{static_cast<int8_t>(axis), false, false, false, true};
+        ir::VarId y = c.emit("IndexingMultiAxisVec", {c.var(0), c.const_i32(idx)}, {{"items", std::vector{item}}});
+        return c.set_output_var(0, y, x.elem_type, out);
+    }
+    if (ind.shape.size() > 1) c.fail("indices of rank > 1 are not supported");
+    ir::IndexDescMaskItem item{static_cast<int8_t>(axis), false, false, false, true};
+    const char* op = ind.shape.empty() ? "Subtensor" : "IndexingMultiAxisVec";
+    c.set_output_var(0, c.emit(op, {c.var(0), c.var(1)}, {{"items", std::vector{item}}}), x.elem_type, out);
+}
+
+constexpr OpHandler kHandlers[] = {
+    {"Slice", slice},
+    {"Gather", gather},
+};
+
+}  // namespace
+
+std::span<const OpHandler> index_handlers() { return kHandlers; }
+
+}  // namespace mgedump::formats::onnx_import

@@ -1,0 +1,311 @@
+// Shape manipulation: Flatten/Reshape (Reshape with a constant target),
+// Transpose (Dimshuffle), Squeeze/Unsqueeze (AxisAddRemove), Concat, Split, Pad
+// (Padding), Resize, and the import-time ones: Shape and Constant. Shapes are
+// static, so Shape is a constant and every target shape is known; on constants
+// the reshaping operators only relabel the bytes.
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "formats/onnx_values.h"
+
+namespace mgedump::formats::onnx_import {
+namespace {
+
+using P = onnx::TensorProto;
+
+// The input as `shape`: a constant is relabelled, a var reshaped.
+void reshape_to(Importer& c, const Shape& shape) {
+    const Value& x = c.input(0);
+    if (element_count(shape) != element_count(x.shape))
+        c.fail(fmt::format("cannot reshape [{}] to [{}]", fmt::join(x.shape, ","), fmt::join(shape, ",")));
+    if (x.is_const) {
+        Value v = x;
+        v.shape = shape;
+        v.var = {};
+        return c.set_output(0, v);
+    }
+    c.set_output_var(0, c.reshape(c.var(0), shape.empty() ? Shape{1} : shape), x.elem_type, shape);
+}
+
+void flatten(Importer& c) {
+    c.check_attrs({"axis"});
+    const Shape& s = c.input(0).shape;
+    const int64_t rank = static_cast<int64_t>(s.size());
+    int64_t axis = c.attr_int("axis", 1);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis > rank) c.fail(fmt::format("axis {} is out of range for rank {}", axis, rank));
+    Shape outer(s.begin(), s.begin() + axis), inner(s.begin() + axis, s.end());
+    reshape_to(c, {element_count(outer), element_count(inner)});
+}
+
+void reshape(Importer& c) {
+    c.check_attrs({"allowzero"});
+    const Shape& in = c.input(0).shape;
+    std::vector<int64_t> target = c.const_ints(1, "shape");
+    const bool allow_zero = c.attr_int("allowzero", 0) != 0;
+    int64_t known = 1, infer = -1;
+    for (size_t k = 0; k < target.size(); ++k) {
+        if (target[k] == 0 && !allow_zero) {
+            if (k >= in.size()) c.fail(fmt::format("shape[{}] = 0 copies an axis the input does not have", k));
+            target[k] = in[k];
+        }
+        if (target[k] == -1) {
+            if (infer >= 0) c.fail("shape has more than one -1");
+            infer = static_cast<int64_t>(k);
+        } else if (target[k] < 0) {
+            c.fail(fmt::format("shape[{}] = {} is invalid", k, target[k]));
+        } else {
+            known *= target[k];
+        }
+    }
+    if (infer >= 0) {
+        if (known == 0 || element_count(in) % known != 0)
+            c.fail(fmt::format("cannot infer the -1 in [{}] from input [{}]", fmt::join(target, ","), fmt::join(in, ",")));
+        target[infer] = element_count(in) / known;
+    }
+    reshape_to(c, target);
+}
+
+void transpose(Importer& c) {
+    c.check_attrs({"perm"});
+    const Value& x = c.input(0);
+    std::vector<int64_t> perm = c.attr_ints("perm");
+    if (perm.empty())
+        for (int64_t k = static_cast<int64_t>(x.shape.size()) - 1; k >= 0; --k) perm.push_back(k);
+    if (perm.size() != x.shape.size()) c.fail("perm does not list every axis");
+    Shape out;
+    std::vector<int32_t> pattern;
+    for (int64_t p : perm) {
+        p = normalize_axis(p, static_cast<int64_t>(x.shape.size()), c, "perm entry");
+        out.push_back(x.shape[p]);
+        pattern.push_back(static_cast<int32_t>(p));
+    }
+    c.set_output_var(0, c.emit("Dimshuffle", {c.var(0)}, {{"pattern", pattern}}), x.elem_type, out);
+}
+
+// Constants of one element type concatenate at import time (shape vectors).
+bool fold_concat(Importer& c, int64_t axis, const Shape& out) {
+    for (size_t k = 0; k < c.input_count(); ++k)
+        if (!c.is_const(k) || c.input(k).elem_type != c.input(0).elem_type) return false;
+    const size_t elem = onnx_elem_size(c.input(0).elem_type);
+    const int64_t outer = element_count(Shape(out.begin(), out.begin() + axis));
+    auto bytes = std::make_shared<std::vector<std::byte>>();
+    for (int64_t o = 0; o < outer; ++o)
+        for (size_t k = 0; k < c.input_count(); ++k) {
+            const Value& v = c.input(k);
+            size_t chunk = static_cast<size_t>(element_count(Shape(v.shape.begin() + axis, v.shape.end()))) * elem;
+            bytes->insert(bytes->end(), v.bytes.begin() + o * chunk, v.bytes.begin() + (o + 1) * chunk);
+        }
+    Value v;
+    v.elem_type = c.input(0).elem_type;
+    v.shape = out;
+    v.is_const = true;
+    v.bytes = ir::Bytes(bytes->data(), bytes->size());
+    v.keepalive = bytes;
+    c.set_output(0, v);
+    return true;
+}
+
+void concat(Importer& c) {
+    c.check_attrs({"axis"});
+    const Value& first = c.input(0);
+    const int64_t rank = static_cast<int64_t>(first.shape.size());
+    const int64_t axis = normalize_axis(c.attr_int("axis", 0), rank, c, "axis");
+    Shape out = first.shape;
+    out[axis] = 0;
+    for (size_t k = 0; k < c.input_count(); ++k) {
+        const Shape& s = c.input(k).shape;
+        if (static_cast<int64_t>(s.size()) != rank) c.fail(fmt::format("input #{} has a different rank", k));
+        out[axis] += s[axis];
+    }
+    if (fold_concat(c, axis, out)) return;
+    std::vector<ir::VarId> inputs;
+    for (size_t k = 0; k < c.input_count(); ++k) inputs.push_back(c.var(k));
+    c.set_output_var(0, c.emit("Concat", inputs, {int_param("axis", axis)}), first.elem_type, out);
+}
+
+// MegEngine's Split takes the part sizes as scalar inputs ("SPECIFY" mode).
+void split(Importer& c) {
+    c.check_attrs({"axis", "split", "num_outputs"});
+    const Value& x = c.input(0);
+    const int64_t axis = normalize_axis(c.attr_int("axis", 0), static_cast<int64_t>(x.shape.size()), c, "axis");
+    std::vector<int64_t> sizes = c.attr_ints("split");
+    if (c.has_input(1)) sizes = c.const_ints(1, "split");
+    const int64_t n = static_cast<int64_t>(c.output_count());
+    if (sizes.empty()) {
+        const int64_t part = (x.shape[axis] + n - 1) / n;
+        for (int64_t k = 0, left = x.shape[axis]; k < n; ++k, left -= part) sizes.push_back(std::min(part, left));
+    }
+    if (static_cast<int64_t>(sizes.size()) != n) c.fail(fmt::format("{} split sizes for {} outputs", sizes.size(), n));
+    int64_t total = 0;
+    for (int64_t s : sizes) total += s;
+    if (total != x.shape[axis]) c.fail(fmt::format("split sizes add up to {}, axis {} has {}", total, axis, x.shape[axis]));
+    std::vector<ir::VarId> inputs{c.var(0)};
+    for (int64_t s : sizes) inputs.push_back(c.const_i32({s}));
+    ir::OprId o = c.emit_opr("Split", inputs, {int_param("axis", axis)}, static_cast<uint32_t>(n));
+    for (int64_t k = 0; k < n; ++k) {
+        Shape s = x.shape;
+        s[axis] = sizes[k];
+        c.set_output_var(static_cast<size_t>(k), c.graph().output_var(o, static_cast<uint32_t>(k)), x.elem_type, s);
+    }
+}
+
+std::vector<int64_t> axes_of(Importer& c) {
+    std::vector<int64_t> axes = c.attr_ints("axes");
+    if (c.has_input(1)) axes = c.const_ints(1, "axes");
+    return axes;
+}
+
+void squeeze(Importer& c) {
+    c.check_attrs({"axes"});
+    const Value& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    std::vector<int64_t> axes = axes_of(c);
+    if (axes.empty())
+        for (int64_t k = 0; k < rank; ++k)
+            if (x.shape[k] == 1) axes.push_back(k);
+    for (int64_t& a : axes) {
+        a = normalize_axis(a, rank, c, "axis");
+        if (x.shape[a] != 1) c.fail(fmt::format("axis {} has size {}, not 1", a, x.shape[a]));
+    }
+    std::sort(axes.begin(), axes.end());
+    Shape out = x.shape;
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it) out.erase(out.begin() + *it);
+    if (x.is_const || out.empty()) return reshape_to(c, out);
+    std::vector<ir::AxisDesc> desc;
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it) desc.push_back({ir::AxisDescMethod::REMOVE, static_cast<int32_t>(*it)});
+    c.set_output_var(0, c.emit("AxisAddRemove", {c.var(0)}, {{"desc", desc}}), x.elem_type, out);
+}
+
+void unsqueeze(Importer& c) {
+    c.check_attrs({"axes"});
+    const Value& x = c.input(0);
+    std::vector<int64_t> axes = axes_of(c);
+    const int64_t rank = static_cast<int64_t>(x.shape.size() + axes.size());
+    for (int64_t& a : axes) a = normalize_axis(a, rank, c, "axis");
+    std::sort(axes.begin(), axes.end());
+    Shape out = x.shape;
+    for (int64_t a : axes) out.insert(out.begin() + a, 1);
+    if (x.is_const || x.shape.empty()) return reshape_to(c, out);
+    std::vector<ir::AxisDesc> desc;
+    for (int64_t a : axes) desc.push_back({ir::AxisDescMethod::ADD_1, static_cast<int32_t>(a)});
+    c.set_output_var(0, c.emit("AxisAddRemove", {c.var(0)}, {{"desc", desc}}), x.elem_type, out);
+}
+
+void shape(Importer& c) {
+    c.check_attrs({"start", "end"});
+    const Shape& s = c.input(0).shape;
+    const int64_t rank = static_cast<int64_t>(s.size());
+    int64_t start = c.attr_int("start", 0), end = c.attr_int("end", rank);
+    if (start < 0) start += rank;
+    if (end < 0) end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, start, rank);
+    std::vector<int64_t> dims(s.begin() + start, s.begin() + end);
+    c.set_output(0, int64_const(dims, {static_cast<int64_t>(dims.size())}));
+}
+
+void constant(Importer& c) {
+    c.check_attrs({"value", "value_float", "value_floats", "value_int", "value_ints"});
+    if (const auto* a = c.attr("value")) {
+        OnnxTensorBytes t = c.tensors().read(a->t());
+        Value v;
+        v.elem_type = t.elem_type;
+        v.shape = t.dims;
+        v.is_const = true;
+        v.bytes = t.bytes;
+        v.keepalive = t.keepalive;
+        return c.set_output(0, v);
+    }
+    if (c.has_attr("value_int")) return c.set_output(0, int64_const({c.attr_int("value_int", 0)}, {}));
+    if (c.has_attr("value_ints")) {
+        auto v = c.attr_ints("value_ints");
+        return c.set_output(0, int64_const(v, {static_cast<int64_t>(v.size())}));
+    }
+    if (c.has_attr("value_float")) return c.set_output(0, float_const({static_cast<float>(c.attr_float("value_float", 0))}, {}));
+    if (const auto* a = c.attr("value_floats"))
+        return c.set_output(0, float_const({a->floats().begin(), a->floats().end()}, {a->floats_size()}));
+    c.fail("has no value attribute (value, value_float(s), value_int(s))");
+}
+
+void pad(Importer& c) {
+    c.check_attrs({"mode", "pads", "value"});
+    const Value& x = c.input(0);
+    const size_t rank = x.shape.size();
+    if (rank > 7) c.fail("MegEngine's Padding handles at most 7 axes");
+    std::vector<int64_t> pads = c.attr_ints("pads");
+    if (c.has_input(1)) pads = c.const_ints(1, "pads");
+    if (c.has_input(3)) c.fail("the axes input is not supported");
+    if (pads.size() != 2 * rank) c.fail(fmt::format("pads has {} entries, expected {}", pads.size(), 2 * rank));
+    double value = c.attr_float("value", 0.0);
+    if (c.has_input(2)) {
+        auto v = c.const_floats(2, "constant_value");
+        if (v.size() != 1) c.fail("constant_value must be a scalar");
+        value = v[0];
+    }
+    const std::string mode = c.attr_string("mode", "constant");
+    const char* mge_mode = mode == "constant" ? "CONSTANT" : mode == "reflect" ? "REFLECT" : mode == "edge" ? "REPLICATE" : nullptr;
+    if (!mge_mode) c.fail(fmt::format("mode '{}' is not supported", mode));
+    ir::ParamArgs params{{"padding_mode", mge_mode}, float_param("padding_val", value)};
+    Shape out = x.shape;
+    for (size_t k = 0; k < rank; ++k) {
+        if (pads[k] < 0 || pads[k + rank] < 0) c.fail("negative pads (cropping) are not supported");
+        params.push_back(int_param(fmt::format("front_offset_dim{}", k), pads[k]));
+        params.push_back(int_param(fmt::format("back_offset_dim{}", k), pads[k + rank]));
+        out[k] += pads[k] + pads[k + rank];
+    }
+    c.set_output_var(0, c.emit("Padding", {c.var(0)}, params), x.elem_type, out);
+}
+
+// MegEngine's Resize scales the two spatial axes of NCHW: NEAREST takes
+// floor(dst * in / out) (ONNX asymmetric + floor), LINEAR samples at pixel centres
+// (ONNX half_pixel, which pytorch_half_pixel equals for outputs larger than 1).
+void resize(Importer& c) {
+    c.check_attrs({"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
+                   "extrapolation_value"});
+    const Value& x = c.input(0);
+    if (x.shape.size() != 4) c.fail("only 4-D (NCHW) inputs are supported");
+    const std::string mode = c.attr_string("mode", "nearest");
+    const std::string coord = c.attr_string("coordinate_transformation_mode", "half_pixel");
+    Shape out;
+    if (c.has_input(3)) {
+        out = c.const_ints(3, "sizes");
+    } else {
+        size_t scales_at = c.input_count() == 2 ? 1 : 2;  // opset 10: (X, scales)
+        auto scales = c.const_floats(scales_at, "scales");
+        if (scales.size() != 4) c.fail("scales must have 4 entries");
+        for (size_t k = 0; k < 4; ++k)
+            out.push_back(static_cast<int64_t>(static_cast<float>(x.shape[k]) * static_cast<float>(scales[k])));
+    }
+    if (out.size() != 4 || out[0] != x.shape[0] || out[1] != x.shape[1])
+        c.fail("only the two spatial axes may be resized");
+    const char* imode = nullptr;
+    if (mode == "nearest") {
+        if (coord != "asymmetric" || c.attr_string("nearest_mode", "round_prefer_floor") != "floor")
+            c.fail("nearest resize needs coordinate_transformation_mode=asymmetric and nearest_mode=floor");
+        imode = "NEAREST";
+    } else if (mode == "linear") {
+        if (coord != "half_pixel" && !(coord == "pytorch_half_pixel" && out[2] > 1 && out[3] > 1))
+            c.fail(fmt::format("linear resize with coordinate_transformation_mode '{}' is not supported", coord));
+        imode = "LINEAR";
+    } else {
+        c.fail(fmt::format("mode '{}' is not supported", mode));
+    }
+    ir::VarId y = c.emit("Resize", {c.var(0), c.const_i32({out[2], out[3]})}, {{"imode", imode}, {"format", "NCHW"}});
+    c.set_output_var(0, y, x.elem_type, out);
+}
+
+constexpr OpHandler kHandlers[] = {
+    {"Flatten", flatten}, {"Reshape", reshape},     {"Transpose", transpose}, {"Concat", concat},
+    {"Split", split},     {"Squeeze", squeeze},     {"Unsqueeze", unsqueeze}, {"Shape", shape},
+    {"Constant", constant}, {"Pad", pad},           {"Resize", resize},
+};
+
+}  // namespace
+
+std::span<const OpHandler> shape_handlers() { return kHandlers; }
+
+}  // namespace mgedump::formats::onnx_import

@@ -1,0 +1,109 @@
+#include "formats/onnx_values.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+
+namespace mgedump::formats::onnx_import {
+namespace {
+
+using P = onnx::TensorProto;
+
+template <class T>
+std::vector<T> load(const Value& v) {
+    std::vector<T> out(v.bytes.size() / sizeof(T));
+    if (!out.empty()) std::memcpy(out.data(), v.bytes.data(), out.size() * sizeof(T));
+    return out;
+}
+
+template <class To, class From>
+std::vector<To> widen(const std::vector<From>& in) {
+    return std::vector<To>(in.begin(), in.end());
+}
+
+template <class T>
+std::shared_ptr<std::vector<std::byte>> owned_bytes(const std::vector<T>& values) {
+    auto bytes = std::make_shared<std::vector<std::byte>>(values.size() * sizeof(T));
+    if (!values.empty()) std::memcpy(bytes->data(), values.data(), bytes->size());
+    return bytes;
+}
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> decode_ints(const Value& v) {
+    switch (v.elem_type) {
+        case P::INT64: return load<int64_t>(v);
+        case P::INT32: return widen<int64_t>(load<int32_t>(v));
+        case P::INT16: return widen<int64_t>(load<int16_t>(v));
+        case P::INT8: return widen<int64_t>(load<int8_t>(v));
+        case P::UINT8: case P::BOOL: return widen<int64_t>(load<uint8_t>(v));
+        case P::UINT16: return widen<int64_t>(load<uint16_t>(v));
+        case P::UINT32: return widen<int64_t>(load<uint32_t>(v));
+        default: return std::nullopt;
+    }
+}
+
+std::optional<std::vector<double>> decode_floats(const Value& v) {
+    switch (v.elem_type) {
+        case P::FLOAT: return widen<double>(load<float>(v));
+        case P::DOUBLE: return load<double>(v);
+        default: {
+            auto ints = decode_ints(v);
+            if (!ints) return std::nullopt;
+            return widen<double>(*ints);
+        }
+    }
+}
+
+std::vector<std::byte> narrow_to_32bit(const Value& v, const std::function<void(int64_t)>& overflow) {
+    if (v.elem_type == P::DOUBLE) {
+        std::vector<float> f = widen<float>(load<double>(v));
+        return *owned_bytes(f);
+    }
+    std::vector<int32_t> out;
+    for (int64_t x : load<int64_t>(v)) {
+        if (x < INT32_MIN || x > INT32_MAX) overflow(x);
+        out.push_back(static_cast<int32_t>(x));
+    }
+    return *owned_bytes(out);
+}
+
+Value int64_const(const std::vector<int64_t>& values, Shape shape) {
+    Value v;
+    v.elem_type = P::INT64;
+    v.shape = std::move(shape);
+    v.is_const = true;
+    auto bytes = owned_bytes(values);
+    v.bytes = ir::Bytes(bytes->data(), bytes->size());
+    v.keepalive = bytes;
+    return v;
+}
+
+Value float_const(const std::vector<float>& values, Shape shape) {
+    Value v = int64_const({}, std::move(shape));
+    v.elem_type = P::FLOAT;
+    auto bytes = owned_bytes(values);
+    v.bytes = ir::Bytes(bytes->data(), bytes->size());
+    v.keepalive = bytes;
+    return v;
+}
+
+std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
+    Shape out(std::max(a.size(), b.size()), 1);
+    for (size_t k = 0; k < out.size(); ++k) {
+        int64_t da = k < a.size() ? a[a.size() - 1 - k] : 1;
+        int64_t db = k < b.size() ? b[b.size() - 1 - k] : 1;
+        if (da != db && da != 1 && db != 1) return std::nullopt;
+        out[out.size() - 1 - k] = da == 1 ? db : da;
+    }
+    return out;
+}
+
+int64_t normalize_axis(int64_t axis, int64_t rank, const Importer& at, std::string_view what) {
+    if (axis < -rank || axis >= rank)
+        at.fail(fmt::format("{} {} is out of range for rank {}", what, axis, rank));
+    return axis < 0 ? axis + rank : axis;
+}
+
+}  // namespace mgedump::formats::onnx_import

@@ -1,0 +1,26 @@
+// Import-time constants: decoding their bytes, making new ones (folded shape
+// arithmetic, rescaled weights) and shape rules shared by several handlers.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "formats/onnx_importer.h"
+
+namespace mgedump::formats::onnx_import {
+
+std::optional<std::vector<int64_t>> decode_ints(const Value& v);
+std::optional<std::vector<double>> decode_floats(const Value& v);
+// INT64 → Int32 (calls `overflow` with a value that does not fit), DOUBLE → Float32.
+std::vector<std::byte> narrow_to_32bit(const Value& v, const std::function<void(int64_t)>& overflow);
+
+Value int64_const(const std::vector<int64_t>& values, Shape shape);
+Value float_const(const std::vector<float>& values, Shape shape);
+
+// Numpy broadcasting; nullopt when the shapes do not broadcast.
+std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
+// An axis attribute in [-rank, rank) → [0, rank); fails naming `what` otherwise.
+int64_t normalize_axis(int64_t axis, int64_t rank, const Importer& at, std::string_view what);
+
+}  // namespace mgedump::formats::onnx_import

@@ -1,0 +1,220 @@
+// Conv, ConvTranspose, BatchNormalization (folded and not), Gemm and MatMul.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "onnx_test_model.h"
+
+namespace mgedump::test {
+namespace {
+
+using V = std::vector<std::string>;
+
+TEST(OnnxConv, ConvWithBiasBecomesConvBiasWithPadsStridesDilationsAndAReshapedBias) {
+    OnnxModel m;
+    m.input("x", {1, 3, 8, 8}).output("y");
+    m.ramp("w", {4, 3, 3, 3});
+    m.ramp("b", {4});
+    auto& n = m.node("Conv", {"x", "w", "b"}, {"y"}, "conv1");
+    set_attr(n, "pads", std::vector<int64_t>{1, 2, 1, 2});
+    set_attr(n, "strides", std::vector<int64_t>{2, 1});
+    set_attr(n, "dilations", std::vector<int64_t>{1, 2});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), V{"ConvBias"});
+    ir::OprId c = find_opr(g, "ConvBias");
+    EXPECT_EQ(int_field(g, c, "pad_h"), 1);
+    EXPECT_EQ(int_field(g, c, "pad_w"), 2);
+    EXPECT_EQ(int_field(g, c, "stride_h"), 2);
+    EXPECT_EQ(int_field(g, c, "stride_w"), 1);
+    EXPECT_EQ(int_field(g, c, "dilate_h"), 1);
+    EXPECT_EQ(int_field(g, c, "dilate_w"), 2);
+    EXPECT_EQ(enum_field(g, c, "sparse"), "DENSE");
+    EXPECT_EQ(input_shape(g, c, 2), (std::vector<uint32_t>{1, 4, 1, 1}));
+    EXPECT_EQ(input_floats(g, c, 2), (std::vector<float>{0, 0.5f, 1, 1.5f}));
+    EXPECT_EQ(g.str(g.oprs.name[c.value]), "conv1");
+    expect_round_trip(g);
+}
+
+TEST(OnnxConv, ConvWithoutBiasBecomesConvolution) {
+    OnnxModel m;
+    m.input("x", {1, 3, 8, 8}).output("y");
+    m.ramp("w", {4, 3, 1, 1});
+    m.node("Conv", {"x", "w"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), V{"Convolution"});
+    expect_round_trip(g);
+}
+
+TEST(OnnxConv, GroupedConvUsesSparseGroupWithWeightsViewedAsFiveAxes) {
+    OnnxModel m;
+    m.input("x", {1, 4, 8, 8}).output("y");
+    m.ramp("w", {6, 2, 3, 3});
+    auto& n = m.node("Conv", {"x", "w"}, {"y"});
+    set_attr(n, "group", int64_t{2});
+    ir::Graph g = m.import();
+    ir::OprId c = find_opr(g, "Convolution");
+    EXPECT_EQ(enum_field(g, c, "sparse"), "GROUP");
+    EXPECT_EQ(input_shape(g, c, 1), (std::vector<uint32_t>{2, 3, 2, 3, 3}));
+    expect_round_trip(g);
+}
+
+TEST(OnnxConv, ConvWeightsAreViewedInTheParsedModelNotCopied) {
+    OnnxModel m;
+    m.input("x", {1, 3, 8, 8}).output("y");
+    m.ramp("w", {4, 3, 3, 3});
+    m.node("Conv", {"x", "w"}, {"y"});
+    ir::Graph g = m.import();
+    ir::OprId c = find_opr(g, "Convolution");
+    ir::OprId holder = g.vars.owner[g.inputs_of(c)[1].value];
+    ir::BlobId blob = g.tensors.blob[g.oprs.tensors[holder.value].begin];
+    // A view's keepalive is the parsed ModelProto, not a vector the importer filled.
+    EXPECT_NE(std::static_pointer_cast<const onnx::ModelProto>(g.blobs.owner(blob)), nullptr);
+    EXPECT_EQ(g.blobs.bytes(blob).size(), 4u * 3 * 3 * 3 * 4);
+}
+
+TEST(OnnxConv, AsymmetricPadsAreAnErrorNamingTheNode) {
+    OnnxModel m;
+    m.input("x", {1, 3, 8, 8}).output("y");
+    m.ramp("w", {4, 3, 3, 3});
+    set_attr(m.node("Conv", {"x", "w"}, {"y"}, "c7"), "pads", std::vector<int64_t>{0, 0, 1, 1});
+    try {
+        m.import();
+        FAIL();
+    } catch (const GraphError& e) {
+        EXPECT_NE(std::string(e.what()).find("test.onnx: node 'c7' (Conv): asymmetric pads"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(OnnxConv, ConvTransposeBecomesConvolutionBackwardDataWithWeightFirstAndBiasAdded) {
+    OnnxModel m;
+    m.input("x", {1, 4, 5, 5}).output("y");
+    m.ramp("w", {4, 2, 3, 3});
+    m.ramp("b", {2});
+    set_attr(m.node("ConvTranspose", {"x", "w", "b"}, {"y"}), "strides", std::vector<int64_t>{2, 2});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), (V{"ConvolutionBackwardData", "Elemwise"}));
+    ir::OprId d = find_opr(g, "ConvolutionBackwardData");
+    EXPECT_EQ(input_shape(g, d, 0), (std::vector<uint32_t>{4, 2, 3, 3}));
+    EXPECT_EQ(int_field(g, d, "stride_h"), 2);
+    EXPECT_EQ(enum_field(g, find_opr(g, "Elemwise"), "mode"), "ADD");
+    expect_round_trip(g);
+}
+
+// BN after Conv: w' = w * gamma / sqrt(var + eps), b' = (b - mean) * that + beta.
+TEST(OnnxConv, BatchNormAfterConvIsFoldedIntoTheConvWeightsAndBias) {
+    OnnxModel m;
+    m.input("x", {1, 1, 4, 4}).output("y");
+    m.initializer("w", {2, 1, 1, 1}, {1.0f, 2.0f});
+    m.initializer("gamma", {2}, {2.0f, 3.0f});
+    m.initializer("beta", {2}, {0.5f, -1.0f});
+    m.initializer("mean", {2}, {1.0f, 4.0f});
+    m.initializer("var", {2}, {3.0f, 8.0f});
+    m.node("Conv", {"x", "w"}, {"c"});
+    set_attr(m.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"y"}), "epsilon", 1.0f);
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), V{"ConvBias"});
+    ir::OprId c = find_opr(g, "ConvBias");
+    // scales: 2/sqrt(4) = 1, 3/sqrt(9) = 1 → w' = w; b' = -mean * 1 + beta.
+    EXPECT_EQ(input_floats(g, c, 1), (std::vector<float>{1.0f, 2.0f}));
+    EXPECT_EQ(input_floats(g, c, 2), (std::vector<float>{-0.5f, -5.0f}));
+    expect_round_trip(g);
+}
+
+TEST(OnnxConv, BatchNormWhoseConvOutputIsAlsoUsedElsewhereStaysOneFuseMulAdd3) {
+    OnnxModel m;
+    m.input("x", {1, 2, 4, 4}).output("y").output("c");
+    m.ramp("w", {2, 2, 1, 1});
+    m.initializer("gamma", {2}, {1.0f, 4.0f});
+    m.initializer("beta", {2}, {0.0f, 1.0f});
+    m.initializer("mean", {2}, {0.0f, 2.0f});
+    m.initializer("var", {2}, {0.0f, 0.0f});
+    m.node("Conv", {"x", "w"}, {"c"});
+    set_attr(m.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"y"}), "epsilon", 1.0f);
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), (V{"Convolution", "Elemwise"}));
+    ir::OprId e = find_opr(g, "Elemwise");
+    EXPECT_EQ(enum_field(g, e, "mode"), "FUSE_MUL_ADD3");
+    EXPECT_EQ(input_shape(g, e, 1), (std::vector<uint32_t>{1, 2, 1, 1}));
+    EXPECT_EQ(input_floats(g, e, 1), (std::vector<float>{1.0f, 4.0f}));
+    EXPECT_EQ(input_floats(g, e, 2), (std::vector<float>{0.0f, -7.0f}));
+    expect_round_trip(g);
+}
+
+TEST(OnnxConv, BatchNormInTrainingModeIsAnError) {
+    OnnxModel m(15);
+    m.input("x", {1, 2, 4, 4}).output("y");
+    for (const char* n : {"gamma", "beta", "mean", "var"}) m.ramp(n, {2});
+    set_attr(m.node("BatchNormalization", {"x", "gamma", "beta", "mean", "var"}, {"y"}, "bn"), "training_mode",
+             int64_t{1});
+    EXPECT_THROW(m.import(), GraphError);
+}
+
+TEST(OnnxLinear, GemmWithTransBAlphaBetaBecomesMatrixMulTimesAlphaPlusBetaC) {
+    OnnxModel m;
+    m.input("x", {2, 3}).output("y");
+    m.ramp("w", {4, 3});
+    m.ramp("b", {4});
+    auto& n = m.node("Gemm", {"x", "w", "b"}, {"y"});
+    set_attr(n, "transB", int64_t{1});
+    set_attr(n, "alpha", 2.0f);
+    set_attr(n, "beta", 3.0f);
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), (V{"MatrixMul", "Elemwise", "Elemwise", "Elemwise"}));
+    ir::OprId mm = find_opr(g, "MatrixMul");
+    EXPECT_EQ(int_field(g, mm, "transposeA"), 0);
+    EXPECT_EQ(int_field(g, mm, "transposeB"), 1);
+    EXPECT_EQ(input_floats(g, find_opr(g, "Elemwise", 0), 1), std::vector<float>{2.0f});
+    EXPECT_EQ(input_floats(g, find_opr(g, "Elemwise", 1), 1), std::vector<float>{3.0f});
+    EXPECT_EQ(enum_field(g, find_opr(g, "Elemwise", 2), "mode"), "ADD");
+    expect_round_trip(g);
+}
+
+TEST(OnnxLinear, PlainGemmWithBiasIsMatrixMulAndOneAdd) {
+    OnnxModel m;
+    m.input("x", {2, 3}).output("y");
+    m.ramp("w", {3, 4});
+    m.ramp("b", {4});
+    m.node("Gemm", {"x", "w", "b"}, {"y"});
+    EXPECT_EQ(compute_ops(m.import()), (V{"MatrixMul", "Elemwise"}));
+}
+
+TEST(OnnxLinear, MatMulOfThreeDByMatrixFoldsLeadingAxesAroundMatrixMul) {
+    OnnxModel m;
+    m.input("x", {2, 5, 3}).output("y");
+    m.ramp("w", {3, 4});
+    m.node("MatMul", {"x", "w"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), (V{"Reshape", "MatrixMul", "Reshape"}));
+    EXPECT_EQ(input_ints(g, find_opr(g, "Reshape", 0), 1), (std::vector<int32_t>{10, 3}));
+    EXPECT_EQ(input_ints(g, find_opr(g, "Reshape", 1), 1), (std::vector<int32_t>{2, 5, 4}));
+    expect_round_trip(g);
+}
+
+TEST(OnnxLinear, MatMulOfMatchingBatchesIsBatchedMatrixMul) {
+    OnnxModel m;
+    m.input("a", {6, 5, 3}).input("b", {6, 3, 2}).output("y");
+    m.node("MatMul", {"a", "b"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), V{"BatchedMatrixMul"});
+    expect_round_trip(g);
+}
+
+TEST(OnnxLinear, FourDMatMulFoldsBatchAxesIntoOne) {
+    OnnxModel m;
+    m.input("a", {2, 3, 5, 4}).input("b", {2, 3, 4, 6}).output("y");
+    m.node("MatMul", {"a", "b"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), (V{"Reshape", "Reshape", "BatchedMatrixMul", "Reshape"}));
+    EXPECT_EQ(input_ints(g, find_opr(g, "Reshape", 2), 1), (std::vector<int32_t>{2, 3, 5, 6}));
+}
+
+TEST(OnnxLinear, MatMulWithBroadcastBatchAxesIsAnError) {
+    OnnxModel m;
+    m.input("a", {2, 5, 4}).input("b", {1, 4, 6}).output("y");
+    m.node("MatMul", {"a", "b"}, {"y"});
+    EXPECT_THROW(m.import(), GraphError);
+}
+
+}  // namespace
+}  // namespace mgedump::test

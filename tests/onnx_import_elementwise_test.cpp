@@ -1,0 +1,153 @@
+// Element-wise operators, Cast, Identity and Dropout.
+#include <gtest/gtest.h>
+
+#include "onnx_test_model.h"
+
+namespace mgedump::test {
+namespace {
+
+using V = std::vector<std::string>;
+
+struct ModeCase {
+    const char* onnx_op;
+    const char* mode;
+    int inputs;
+};
+
+class OnnxElemwiseMode : public ::testing::TestWithParam<ModeCase> {};
+
+TEST_P(OnnxElemwiseMode, MapsToOneElemwiseWithTheMode) {
+    const ModeCase& c = GetParam();
+    OnnxModel m;
+    m.input("a", {2, 3}).output("y");
+    std::vector<std::string> in{"a"};
+    if (c.inputs == 2) {
+        m.input("b", {3});
+        in.push_back("b");
+    }
+    m.node(c.onnx_op, in, {"y"});
+    ir::Graph g = m.import();
+    ASSERT_EQ(compute_ops(g), V{"Elemwise"});
+    EXPECT_EQ(enum_field(g, find_opr(g, "Elemwise"), "mode"), c.mode);
+    expect_round_trip(g);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, OnnxElemwiseMode,
+                         ::testing::Values(ModeCase{"Add", "ADD", 2}, ModeCase{"Sub", "SUB", 2},
+                                           ModeCase{"Mul", "MUL", 2}, ModeCase{"Div", "TRUE_DIV", 2},
+                                           ModeCase{"Pow", "POW", 2}, ModeCase{"Relu", "RELU", 1},
+                                           ModeCase{"Sigmoid", "SIGMOID", 1}, ModeCase{"Tanh", "TANH", 1},
+                                           ModeCase{"Exp", "EXP", 1}, ModeCase{"Log", "LOG", 1},
+                                           ModeCase{"Sqrt", "SQRT", 1}, ModeCase{"Abs", "ABS", 1},
+                                           ModeCase{"Neg", "NEGATE", 1}, ModeCase{"Erf", "ERF", 1},
+                                           ModeCase{"HardSwish", "H_SWISH", 1}),
+                         [](const auto& info) { return std::string(info.param.onnx_op); });
+
+TEST(OnnxElemwise, ClipZeroSixIsRelu6) {
+    OnnxModel m;
+    m.input("x", {4}).output("y");
+    m.initializer("lo", {}, {0.0f});
+    m.initializer("hi", {}, {6.0f});
+    m.node("Clip", {"x", "lo", "hi"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(enum_field(g, find_opr(g, "Elemwise"), "mode"), "RELU6");
+    expect_round_trip(g);
+}
+
+TEST(OnnxElemwise, ClipWithOtherBoundsIsClipWithScalarBounds) {
+    OnnxModel m;
+    m.input("x", {4}).output("y");
+    m.initializer("lo", {}, {-1.0f});
+    m.initializer("hi", {}, {2.5f});
+    m.node("Clip", {"x", "lo", "hi"}, {"y"});
+    ir::Graph g = m.import();
+    ir::OprId e = find_opr(g, "Elemwise");
+    EXPECT_EQ(enum_field(g, e, "mode"), "CLIP");
+    EXPECT_EQ(input_floats(g, e, 1), std::vector<float>{-1.0f});
+    EXPECT_EQ(input_floats(g, e, 2), std::vector<float>{2.5f});
+    expect_round_trip(g);
+}
+
+TEST(OnnxElemwise, ClipWithOnlyAMinimumIsMax) {
+    OnnxModel m(10);
+    m.input("x", {4}).output("y");
+    set_attr(m.node("Clip", {"x"}, {"y"}), "min", 0.5f);
+    // opset 10 gives bounds as attributes; with max absent only the lower bound applies.
+    ir::Graph g = m.import();
+    EXPECT_EQ(enum_field(g, find_opr(g, "Elemwise"), "mode"), "MAX_");
+}
+
+TEST(OnnxElemwise, HardSigmoidWithTorchConstantsIsHSigmoid) {
+    OnnxModel m;
+    m.input("x", {4}).output("y");
+    auto& n = m.node("HardSigmoid", {"x"}, {"y"});
+    set_attr(n, "alpha", 1.0f / 6);
+    set_attr(n, "beta", 0.5f);
+    ir::Graph g = m.import();
+    EXPECT_EQ(enum_field(g, find_opr(g, "Elemwise"), "mode"), "HSIGMOID");
+}
+
+TEST(OnnxElemwise, HardSigmoidWithOtherConstantsIsMulAddThenClip) {
+    OnnxModel m;
+    m.input("x", {4}).output("y");
+    m.node("HardSigmoid", {"x"}, {"y"});  // ONNX defaults: alpha 0.2, beta 0.5
+    ir::Graph g = m.import();
+    EXPECT_EQ(enum_field(g, find_opr(g, "Elemwise", 0), "mode"), "FUSE_MUL_ADD3");
+    EXPECT_EQ(input_floats(g, find_opr(g, "Elemwise", 0), 1), std::vector<float>{0.2f});
+    EXPECT_EQ(enum_field(g, find_opr(g, "Elemwise", 1), "mode"), "CLIP");
+    expect_round_trip(g);
+}
+
+TEST(OnnxElemwise, LeakyReluIsPreluWithTheSlope) {
+    OnnxModel m;
+    m.input("x", {4}).output("y");
+    set_attr(m.node("LeakyRelu", {"x"}, {"y"}), "alpha", 0.25f);
+    ir::Graph g = m.import();
+    ir::OprId e = find_opr(g, "Elemwise");
+    EXPECT_EQ(enum_field(g, e, "mode"), "PRELU");
+    EXPECT_EQ(input_floats(g, e, 1), std::vector<float>{0.25f});
+    expect_round_trip(g);
+}
+
+TEST(OnnxElemwise, IdentityAndInferenceDropoutAreRemoved) {
+    OnnxModel m;
+    m.input("x", {4}).output("y");
+    m.node("Identity", {"x"}, {"a"});
+    m.node("Dropout", {"a"}, {"b"});
+    m.node("Relu", {"b"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), V{"Elemwise"});
+}
+
+TEST(OnnxElemwise, DropoutWhoseMaskIsUsedIsAnError) {
+    OnnxModel m;
+    m.input("x", {4}).output("y").output("mask", OnnxType::BOOL);
+    m.node("Dropout", {"x"}, {"y", "mask"});
+    EXPECT_THROW(m.import(), GraphError);
+}
+
+TEST(OnnxElemwise, CastOfAVarIsTypeCvt) {
+    OnnxModel m;
+    m.input("x", {4}).output("y", OnnxType::INT32);
+    set_attr(m.node("Cast", {"x"}, {"y"}), "to", int64_t{OnnxType::INT32});
+    ir::Graph g = m.import();
+    ir::OprId t = find_opr(g, "TypeCvt");
+    EXPECT_EQ(std::get<ir::DType>(field(g, t, "dtype")).type, ir::DTypeEnum::Int32);
+    expect_round_trip(g);
+}
+
+TEST(OnnxElemwise, IntegerArithmeticOnConstantsIsFolded) {
+    OnnxModel m;
+    m.input("x", {2, 6}).output("y");
+    m.initializer_i64("a", {2}, {2, 24});
+    m.initializer_i64("d", {}, {2});
+    m.node("Div", {"a", "d"}, {"t"});  // (1, 12)
+    m.node("Reshape", {"x", "t"}, {"r"});
+    m.node("Relu", {"r"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), (V{"Reshape", "Elemwise"}));
+    EXPECT_EQ(input_ints(g, find_opr(g, "Reshape"), 1), (std::vector<int32_t>{1, 12}));
+}
+
+}  // namespace
+}  // namespace mgedump::test
