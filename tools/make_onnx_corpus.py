@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+"""Generate the ONNX corpus: real torchvision architectures (random weights) and a
+small nn.TransformerEncoder, exported with torch.onnx.export, plus for each model an
+expectation file computed from the ONNX graph with the `onnx` package alone.
+
+Run with Debian's interpreter (python3-torch, python3-torchvision, python3-onnx):
+
+    /usr/bin/python3 tools/make_onnx_corpus.py OUT_DIR [--only NAME ...]
+
+Writes OUT_DIR/<name>.onnx and OUT_DIR/<name>.expect.json. Offline: weights=None,
+fixed seeds. The corpus lives in the build tree and is never committed.
+
+The expectations restate the importer's documented mapping (formats/ONNX_IMPORT.md)
+as counts over the ONNX graph, so the C++ check (tests/corpus/onnx_corpus_check.cpp)
+compares mgedump's output with something mgedump did not produce:
+  * compute families: Conv -> ConvBias/Convolution, ConvTranspose ->
+    ConvolutionBackwardData, Gemm/MatMul -> MatrixMul/BatchedMatrixMul, pools ->
+    Pooling, Softmax -> Softmax;
+  * params (initializers imported as SharedDeviceTensor): every initializer read as
+    data, minus those only read as shape/axes/bounds operands (folded or re-created
+    as small constants); a BatchNormalization whose input is a Conv output read by
+    nothing else is folded: its four statistics disappear and the Conv gains a bias
+    if it had none; INT64 data initializers are stored as Int32 (half the bytes).
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+# Operand positions that are shape-like: constant operands the importer folds or
+# turns into fresh constants, never params.
+SHAPE_OPERANDS = {
+    "Reshape": {1}, "Unsqueeze": {1}, "Squeeze": {1}, "Split": {1}, "Slice": {1, 2, 3, 4},
+    "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1}, "Pad": {1, 2, 3}, "Resize": {1, 2, 3},
+    "Clip": {1, 2}, "Expand": {1}, "Tile": {1}, "ConstantOfShape": {0}, "Dropout": {1, 2},
+}
+FAMILIES = {
+    "conv": ["Conv"],
+    "deconv": ["ConvTranspose"],
+    "matmul": ["Gemm", "MatMul"],
+    "pooling": ["MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"],
+    "softmax": ["Softmax"],
+}
+
+
+def expectations(model):
+    import onnx
+    from onnx import numpy_helper
+
+    g = model.graph
+    inits = {t.name: t for t in g.initializer}
+    consumers = {}
+    for n in g.node:
+        for i in n.input:
+            if i:
+                consumers.setdefault(i, []).append(n)
+    graph_outputs = {o.name for o in g.output}
+    producer = {o: n for n in g.node for o in n.output}
+
+    def data_use(name):
+        for n in consumers.get(name, []):
+            for pos, i in enumerate(n.input):
+                if i == name and pos not in SHAPE_OPERANDS.get(n.op_type, ()):
+                    # Gather with a constant data input and constant indices folds.
+                    if n.op_type == "Gather" and (pos == 1 or n.input[1] in inits):
+                        continue
+                    return True
+        return False
+
+    params = {name for name in inits if data_use(name)}
+    folded_bn = 0
+    for n in g.node:
+        if n.op_type != "BatchNormalization":
+            continue
+        conv = producer.get(n.input[0])
+        if conv is None or conv.op_type != "Conv":
+            continue
+        if len(consumers.get(n.input[0], [])) != 1 or n.input[0] in graph_outputs:
+            continue
+        if not all(i in inits for i in n.input[1:]) or conv.input[1] not in inits:
+            continue
+        folded_bn += 1
+        # The folded bias is a new tensor named after BN's beta, the same size as
+        # beta; gamma, mean, var and the Conv's own bias are no longer read.
+        gone = [n.input[1], n.input[3], n.input[4]]
+        if len(conv.input) > 2 and conv.input[2]:
+            gone.append(conv.input[2])
+        for stat in gone:
+            if all(c in (n, conv) for c in consumers[stat]):
+                params.discard(stat)
+
+    def stored_bytes(name):
+        a = numpy_helper.to_array(inits[name])
+        return a.nbytes // 2 if a.dtype == np.int64 else a.nbytes
+
+    histogram = {}
+    for n in g.node:
+        histogram[n.op_type] = histogram.get(n.op_type, 0) + 1
+    return {
+        "onnx_nodes": len(g.node),
+        "onnx_op_histogram": dict(sorted(histogram.items())),
+        "onnx_initializers": len(inits),
+        "onnx_initializer_bytes": int(sum(numpy_helper.to_array(t).nbytes for t in g.initializer)),
+        "folded_batch_norms": folded_bn,
+        "families": {k: sum(histogram.get(op, 0) for op in ops) for k, ops in FAMILIES.items()},
+        "params": len(params),
+        "param_bytes": int(sum(stored_bytes(p) for p in params)),
+        "inputs": [i.name for i in g.input if i.name not in inits],
+        "outputs": [o.name for o in g.output],
+    }
+
+
+def models():
+    import torch
+    import torchvision.models as tv
+
+    def vision(factory):
+        return lambda: (factory(weights=None), torch.randn(1, 3, 224, 224))
+
+    def transformer():
+        layer = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.1)
+        return torch.nn.TransformerEncoder(layer, num_layers=2), torch.randn(16, 2, 64)
+
+    return {
+        "resnet18": vision(tv.resnet18),
+        "resnet50": vision(tv.resnet50),
+        "mobilenet_v2": vision(tv.mobilenet_v2),
+        "shufflenet_v2_x0_5": vision(tv.shufflenet_v2_x0_5),
+        "squeezenet1_1": vision(tv.squeezenet1_1),
+        "efficientnet_b0": vision(tv.efficientnet_b0),
+        "vgg11": vision(tv.vgg11),
+        "transformer_encoder": transformer,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out_dir")
+    ap.add_argument("--only", nargs="*", help="model names (default: all)")
+    ap.add_argument("--opset", type=int, default=13)
+    args = ap.parse_args()
+
+    import onnx
+    import torch
+
+    os.makedirs(args.out_dir, exist_ok=True)
+    table = models()
+    for name in args.only or table:
+        if name not in table:
+            sys.exit(f"unknown model {name!r}; known: {', '.join(table)}")
+        started = time.time()
+        torch.manual_seed(0)
+        model, example = table[name]()
+        model.eval()
+        path = os.path.join(args.out_dir, f"{name}.onnx")
+        with torch.no_grad():
+            torch.onnx.export(model, example, path, opset_version=args.opset, input_names=["input"],
+                              output_names=["output"], do_constant_folding=True)
+        expect = expectations(onnx.load(path))
+        expect["model"] = name
+        expect["onnx_file_bytes"] = os.path.getsize(path)
+        with open(os.path.join(args.out_dir, f"{name}.expect.json"), "w") as f:
+            json.dump(expect, f, indent=1, sort_keys=True)
+        print(f"{name}: {expect['onnx_nodes']} nodes, {expect['params']} params, "
+              f"{expect['onnx_file_bytes']} bytes, {time.time() - started:.1f}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
