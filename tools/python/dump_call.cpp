@@ -166,6 +166,7 @@ PreparedDump prepare_dump(const DumpArgs& a, std::string_view context) {
     p.job.graph.outputs.clear();
     for (const Var& v : vars) p.job.graph.outputs.push_back(v.id);
     p.job.output_names = std::move(names);
+    p.source = vars.front().state;
     return p;
 }
 
@@ -174,6 +175,10 @@ py::tuple finish_dump(const engine::Dumped& d, const PreparedDump& p) {
     if (!p.strip_info_object.is_none())
         write_strip_info_object(p.strip_info_object, engine::compute_strip_info(p.job.graph), r.content_hash,
                                 p.append_to_object);
+    // After the dump, which rejects one var under two names, so a failed call renames nothing.
+    ir::Graph& source = p.source->graph();
+    for (size_t i = 0; i < p.job.output_names.size(); ++i)
+        source.vars.name[p.job.graph.outputs[i].value] = source.strings.intern(p.job.output_names[i]);
     for (const std::string& w : r.warnings)
         if (PyErr_WarnEx(PyExc_RuntimeWarning, w.c_str(), 1) != 0) throw py::error_already_set();
     py::object result = py::reinterpret_borrow<py::object>(dump_result_type)(

@@ -12,6 +12,7 @@
 
 #include "engine/dump.h"
 #include "jobs/dump_many.h"
+#include "tools/python/graph_state.h"
 
 namespace mgedump::python {
 
@@ -40,14 +41,17 @@ struct PreparedDump {
     // A writable file object for the strip info; paths go into job.options.
     pybind11::object strip_info_object = pybind11::none();
     bool append_to_object = false;
+    // The caller's graph: the dict form renames its vars, as MegEngine's does.
+    std::shared_ptr<GraphState> source;
 };
 
 // Checks every argument as MegEngine does (ValueError with the reason, prefixed by
 // `context`) and copies the graph with the requested outputs.
 PreparedDump prepare_dump(const DumpArgs& args, std::string_view context);
 
-// (bytes, CompGraphDumpResult); writes the strip info to a file object and turns
-// the engine's warnings into Python RuntimeWarnings.
+// (bytes, CompGraphDumpResult); writes the strip info to a file object, renames the
+// caller's vars for the dict form and turns the engine's warnings into Python
+// RuntimeWarnings.
 pybind11::tuple finish_dump(const engine::Dumped& dumped, const PreparedDump& prepared);
 
 // The namedtuple type, made once at import.
