@@ -175,3 +175,39 @@ def test_var_name_can_be_set_and_vars_compare_by_identity():
     assert y.owner.outputs[0] == y and hash(y.owner.outputs[0]) == hash(y)
     assert y != x
     assert y.graph.operators[-1] == y.owner
+
+
+@pytest.mark.parametrize("fmt", ["FBS", "FBS_V2"])
+def test_quantized_dtypes_round_trip_with_scale_and_zero_point(fmt):
+    g = mgedump.Graph()
+    asymm = {"dtype": "Quantized8Asymm", "scale": 0.5, "zero_point": 128}
+    s8 = {"dtype": "QuantizedS8", "scale": 0.25}
+    x = g.input("x", (1, 4), asymm)
+    stored = np.array([1, -2, 3, 4], np.int8)
+    w = g.param(stored, "w", dtype=s8)
+    assert np.shares_memory(w.value, stored)  # the stored integers, viewed in place
+    y = g.op("TypeCvt", w, dtype={"dtype": "QuantizedS8", "scale": 0.5}, output_dtype={"dtype": "QuantizedS8", "scale": 0.5})
+    data, _ = mgedump.dump_graph({"y": y, "x": x}, dump_format=fmt)
+    loaded = mgedump.load_graph(data)
+    back_y, back_x = loaded.output_vars_list
+    assert back_x.dtype == asymm
+    assert back_y.dtype == {"dtype": "QuantizedS8", "scale": 0.5}
+    assert back_y.owner.params == {"dtype": {"dtype": "QuantizedS8", "scale": 0.5}}
+    assert back_y.owner.inputs[0].dtype == s8
+    assert back_y.owner.inputs[0].value.tolist() == [1, -2, 3, 4]
+
+
+def test_quantized_values_must_be_their_storage_integers():
+    g = mgedump.Graph()
+    with pytest.raises(ValueError, match="QuantizedS8 values must be a numpy int8 array, got float64"):
+        g.param(np.array([1.0]), "q", dtype={"dtype": "QuantizedS8", "scale": 0.25})
+    with pytest.raises(ValueError, match="quantized dtype QuantizedS8 needs a scale"):
+        g.input("q", (1,), "QuantizedS8")
+    with pytest.raises(ValueError, match="needs a \"scale\""):
+        g.input("q", (1,), {"dtype": "QuantizedS8"})
+
+
+def test_plain_dtype_argument_converts_the_values():
+    g = mgedump.Graph()
+    v = g.const([1.5, 2.5], dtype="float16")
+    assert v.dtype == np.float16 and v.value.tolist() == [1.5, 2.5]

@@ -5,6 +5,8 @@
 #include <array>
 #include <string>
 
+#include "formats/graph_json_detail.h"
+#include "ir/error.h"
 #include "tools/python/keepalive.h"
 #include "tools/python/py_util.h"
 
@@ -40,6 +42,13 @@ const char* numpy_name(ir::DTypeEnum t) {
     return nullptr;
 }
 
+// The numpy type values of `t` are stored as; nullptr for sub-byte and numpy-less types.
+const char* storage_name(ir::DTypeEnum t) {
+    for (const auto& [q, s] : kQuantizedStorage)
+        if (q == t) return s;
+    return numpy_name(t);
+}
+
 std::string supported_list() {
     std::string s;
     for (const NumpyType& n : kNumpyTypes) s += fmt::format("{}{}", s.empty() ? "" : ", ", n.name);
@@ -55,13 +64,21 @@ std::optional<ir::DTypeEnum> from_numpy(const py::dtype& d) {
 }  // namespace
 
 ir::DType dtype_from_py(py::handle value, std::string_view what) {
+    if (py::isinstance<py::dict>(value)) {  // {"dtype": "QuantizedS8", "scale": s[, "zero_point": z]}, as graph JSON
+        const std::string text = py::module_::import("json").attr("dumps")(value).cast<std::string>();
+        try {
+            return formats::graph_json::parse_dtype(formats::graph_json::Json::parse(text), nullptr, nullptr, what);
+        } catch (const FormatError& e) {
+            throw py::value_error(e.what());
+        }
+    }
     if (py::isinstance<py::str>(value)) {
         const std::string s = value.cast<std::string>();
         if (auto t = ir::dtype_from_name(s)) {
             if (ir::dtype_is_quantized(*t))
-                throw py::value_error(fmt::format("{}: quantized dtype {} needs a scale; give the value with a "
-                                                  "plain dtype",
-                                                  what, s));
+                throw py::value_error(fmt::format("{}: quantized dtype {} needs a scale: give "
+                                                  "{{\"dtype\": \"{}\", \"scale\": s}}",
+                                                  what, s, s));
             return ir::DType::of(*t);
         }
     }
@@ -81,17 +98,31 @@ ir::DType dtype_from_py(py::handle value, std::string_view what) {
 py::object dtype_to_py(const ir::DType& d) {
     if (!d.valid) return py::none();
     if (const char* n = numpy_name(d.type)) return py::dtype(n);
-    return py::str(std::string(ir::dtype_name(d.type)));
+    return py::module_::import("json").attr("loads")(formats::graph_json::dtype_to_json(d).dump());
 }
 
-TensorValue tensor_value_from_py(py::handle value, std::string_view what) {
+TensorValue tensor_value_from_py(py::handle value, std::string_view what, const std::optional<ir::DType>& dtype) {
     py::module_ np = py::module_::import("numpy");
     py::object arr = np.attr("asarray")(value);
     py::dtype d = arr.attr("dtype").cast<py::dtype>();
-    // MegEngine has no 64-bit types; it narrows as its Tensor constructor does.
-    if (d.kind() == 'f' && d.itemsize() == 8) arr = arr.attr("astype")("float32");
-    else if ((d.kind() == 'i' || d.kind() == 'u') && d.itemsize() == 8) arr = arr.attr("astype")("int32");
-    else if (!d.attr("isnative").cast<bool>()) arr = arr.attr("astype")(d.attr("newbyteorder")("="));
+    const char* storage = dtype ? storage_name(dtype->type) : nullptr;
+    if (dtype && !storage)
+        throw py::value_error(fmt::format("{}: values of dtype {} cannot be given from numpy", what,
+                                          ir::dtype_name(dtype->type)));
+    if (dtype && ir::dtype_is_quantized(dtype->type)) {
+        // Quantized values are the stored integers; converting them would change their meaning.
+        if (!d.equal(py::dtype(storage)))
+            throw py::value_error(fmt::format("{}: {} values must be a numpy {} array, got {}", what,
+                                              ir::dtype_name(dtype->type), storage, py::str(d).cast<std::string>()));
+    } else if (dtype) {
+        arr = np.attr("asarray")(arr, py::arg("dtype") = storage);
+    } else if (d.kind() == 'f' && d.itemsize() == 8) {  // MegEngine has no 64-bit types; it narrows as its Tensor does
+        arr = arr.attr("astype")("float32");
+    } else if ((d.kind() == 'i' || d.kind() == 'u') && d.itemsize() == 8) {
+        arr = arr.attr("astype")("int32");
+    } else if (!d.attr("isnative").cast<bool>()) {
+        arr = arr.attr("astype")(d.attr("newbyteorder")("="));
+    }
     if (!arr.attr("flags").attr("c_contiguous").cast<bool>()) arr = np.attr("ascontiguousarray")(arr);
     d = arr.attr("dtype").cast<py::dtype>();
 
@@ -100,7 +131,7 @@ TensorValue tensor_value_from_py(py::handle value, std::string_view what) {
         throw py::value_error(fmt::format("{}: numpy dtype {} has no MegEngine equivalent (supported: {})", what,
                                           py::str(d).cast<std::string>(), supported_list()));
     TensorValue out;
-    out.dtype = ir::DType::of(*t);
+    out.dtype = dtype.value_or(ir::DType::of(*t));
     out.shape = shape_from_py(arr.attr("shape"), what);
     py::array a = py::reinterpret_borrow<py::array>(arr);
     out.bytes = ir::Bytes(static_cast<const std::byte*>(a.data()), static_cast<size_t>(a.nbytes()));
@@ -110,9 +141,7 @@ TensorValue tensor_value_from_py(py::handle value, std::string_view what) {
 
 py::array tensor_value_to_py(const ir::DType& d, std::span<const uint32_t> shape, ir::Bytes bytes,
                              const std::shared_ptr<const void>& owner) {
-    const char* storage = numpy_name(d.type);
-    for (const auto& [q, s] : kQuantizedStorage)
-        if (q == d.type) storage = s;
+    const char* storage = storage_name(d.type);
     std::vector<py::ssize_t> dims(shape.begin(), shape.end());
     if (!storage) {  // sub-byte and numpy-less types: the raw bytes
         storage = "uint8";

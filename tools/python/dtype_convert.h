@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -14,22 +16,27 @@
 namespace mgedump::python {
 
 // A dtype argument: a numpy dtype or anything np.dtype() takes ("float32", np.int8),
-// or a MegEngine dtype name ("Float32"). Throws ValueError naming `what`.
+// a MegEngine dtype name ("Float32"), or for quantized dtypes a dict as graph JSON
+// spells them ({"dtype": "Quantized8Asymm", "scale": 0.1, "zero_point": 128}).
+// Throws ValueError naming `what`.
 ir::DType dtype_from_py(pybind11::handle value, std::string_view what);
-// The numpy dtype of a MegEngine dtype, or its name when numpy has none (quantized, sub-byte).
+// The numpy dtype of a MegEngine dtype; else its name, or the dict form for quantized dtypes.
 pybind11::object dtype_to_py(const ir::DType& d);
 
 // A tensor value from Python: C-contiguous numpy arrays (and other buffers) of a
 // MegEngine dtype are viewed in place and kept alive, never copied. Anything else
 // is converted as MegEngine converts it: float64 → float32, int64 → int32, Python
-// scalars and lists through numpy, non-contiguous arrays made contiguous.
+// scalars and lists through numpy, non-contiguous arrays made contiguous. With
+// `dtype`, plain values are converted to it; quantized ones must already be their
+// storage integers (int8 for QuantizedS8, uint8 for Quantized8Asymm, ...).
 struct TensorValue {
     ir::DType dtype;
     std::vector<uint32_t> shape;
     ir::Bytes bytes;
     std::shared_ptr<const void> keepalive;
 };
-TensorValue tensor_value_from_py(pybind11::handle value, std::string_view what);
+TensorValue tensor_value_from_py(pybind11::handle value, std::string_view what,
+                                 const std::optional<ir::DType>& dtype = std::nullopt);
 
 // A read-only numpy view of tensor bytes that keeps `owner` alive (raw uint8 for
 // dtypes numpy lacks).

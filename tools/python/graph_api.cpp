@@ -21,9 +21,11 @@ using StatePtr = std::shared_ptr<GraphState>;
 
 // ImmutableTensor (constant) or SharedDeviceTensor (param) holding `value` in place.
 Var add_value_holder(const StatePtr& s, std::string_view op, ir::TensorMethod method, std::string_view name,
-                     py::handle value) {
+                     py::handle value, py::handle dtype = py::none()) {
     const std::string what = fmt::format("{} '{}'", op, name);
-    TensorValue t = tensor_value_from_py(value, what);
+    std::optional<ir::DType> as;
+    if (!dtype.is_none()) as = dtype_from_py(dtype, what);
+    TensorValue t = tensor_value_from_py(value, what, as);
     ir::Graph& g = s->graph();
     ir::OpOptions options;
     options.name = std::string(name);
@@ -215,17 +217,18 @@ void bind_graph(py::module_& m) {
             "A graph input (Host2DeviceCopy): shape and dtype, no value.")
         .def(
             "const",
-            [](const StatePtr& s, py::handle value, std::optional<std::string> name) {
-                return add_value_holder(s, "ImmutableTensor", ir::TensorMethod::ValueAnonymous, name.value_or(""), value);
+            [](const StatePtr& s, py::handle value, std::optional<std::string> name, py::handle dtype) {
+                return add_value_holder(s, "ImmutableTensor", ir::TensorMethod::ValueAnonymous, name.value_or(""), value,
+                                        dtype);
             },
-            py::arg("value"), py::arg("name") = py::none(),
+            py::arg("value"), py::arg("name") = py::none(), py::arg("dtype") = py::none(),
             "A constant (ImmutableTensor) viewing `value` in place; keep the array unchanged until dumped.")
         .def(
             "param",
-            [](const StatePtr& s, py::handle value, const std::string& name) {
-                return add_value_holder(s, "SharedDeviceTensor", ir::TensorMethod::ValueShared, name, value);
+            [](const StatePtr& s, py::handle value, const std::string& name, py::handle dtype) {
+                return add_value_holder(s, "SharedDeviceTensor", ir::TensorMethod::ValueShared, name, value, dtype);
             },
-            py::arg("value"), py::arg("name"),
+            py::arg("value"), py::arg("name"), py::arg("dtype") = py::none(),
             "A parameter (SharedDeviceTensor) viewing `value` in place; its name is kept with keep_param_name.")
         .def("op", &op, py::arg("type"),
              "op(type, *inputs, name=None, priority=0, comp_node=None, output_dtype=None, outputs=None, **params)\n\n"

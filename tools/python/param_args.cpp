@@ -73,6 +73,7 @@ ir::ParamArg param_arg_from_py(py::handle v, std::string_view label, std::string
         return py::float_(py::reinterpret_borrow<py::object>(v)).cast<double>();
     if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v))
         return list_arg(py::reinterpret_borrow<py::sequence>(v), label, field);
+    if (py::isinstance<py::dict>(v)) return dtype_from_py(v, fmt::format("{}: param {}", label, field));  // quantized
     // numpy dtypes and scalar types (np.float32) name a dtype.
     try {
         return std::string(ir::dtype_name(dtype_from_py(v, label).type));
