@@ -22,10 +22,14 @@ struct NumpyType {
     const char* name;
 };
 constexpr std::array kNumpyTypes{
-    NumpyType{ir::DTypeEnum::Float32, 'f', 4, "float32"}, NumpyType{ir::DTypeEnum::Float16, 'f', 2, "float16"},
-    NumpyType{ir::DTypeEnum::Int8, 'i', 1, "int8"},       NumpyType{ir::DTypeEnum::Int16, 'i', 2, "int16"},
-    NumpyType{ir::DTypeEnum::Int32, 'i', 4, "int32"},     NumpyType{ir::DTypeEnum::Uint8, 'u', 1, "uint8"},
-    NumpyType{ir::DTypeEnum::Uint16, 'u', 2, "uint16"},   NumpyType{ir::DTypeEnum::Bool, 'b', 1, "bool"},
+    NumpyType{ir::DTypeEnum::Float32, 'f', 4, "float32"},
+    NumpyType{ir::DTypeEnum::Float16, 'f', 2, "float16"},
+    NumpyType{ir::DTypeEnum::Int8, 'i', 1, "int8"},
+    NumpyType{ir::DTypeEnum::Int16, 'i', 2, "int16"},
+    NumpyType{ir::DTypeEnum::Int32, 'i', 4, "int32"},
+    NumpyType{ir::DTypeEnum::Uint8, 'u', 1, "uint8"},
+    NumpyType{ir::DTypeEnum::Uint16, 'u', 2, "uint16"},
+    NumpyType{ir::DTypeEnum::Bool, 'b', 1, "bool"},
     NumpyType{ir::DTypeEnum::Complex64, 'c', 8, "complex64"},
 };
 // Quantized values are stored as plain integers; their numpy view uses that storage type.
@@ -64,10 +68,12 @@ std::optional<ir::DTypeEnum> from_numpy(const py::dtype& d) {
 }  // namespace
 
 ir::DType dtype_from_py(py::handle value, std::string_view what) {
-    if (py::isinstance<py::dict>(value)) {  // {"dtype": "QuantizedS8", "scale": s[, "zero_point": z]}, as graph JSON
+    if (py::isinstance<py::dict>(
+            value)) {  // {"dtype": "QuantizedS8", "scale": s[, "zero_point": z]}, as graph JSON
         const std::string text = py::module_::import("json").attr("dumps")(value).cast<std::string>();
         try {
-            return formats::graph_json::parse_dtype(formats::graph_json::Json::parse(text), nullptr, nullptr, what);
+            return formats::graph_json::parse_dtype(formats::graph_json::Json::parse(text), nullptr, nullptr,
+                                                    what);
         } catch (const FormatError& e) {
             throw py::value_error(e.what());
         }
@@ -76,9 +82,10 @@ ir::DType dtype_from_py(py::handle value, std::string_view what) {
         const std::string s = value.cast<std::string>();
         if (auto t = ir::dtype_from_name(s)) {
             if (ir::dtype_is_quantized(*t))
-                throw py::value_error(fmt::format("{}: quantized dtype {} needs a scale: give "
-                                                  "{{\"dtype\": \"{}\", \"scale\": s}}",
-                                                  what, s, s));
+                throw py::value_error(
+                    fmt::format("{}: quantized dtype {} needs a scale: give "
+                                "{{\"dtype\": \"{}\", \"scale\": s}}",
+                                what, s, s));
             return ir::DType::of(*t);
         }
     }
@@ -86,12 +93,13 @@ ir::DType dtype_from_py(py::handle value, std::string_view what) {
     try {
         d = py::dtype::from_args(py::reinterpret_borrow<py::object>(value));
     } catch (py::error_already_set&) {
-        throw py::value_error(fmt::format("{}: {} is not a dtype", what, py::repr(value).cast<std::string>()));
+        throw py::value_error(
+            fmt::format("{}: {} is not a dtype", what, py::repr(value).cast<std::string>()));
     }
     auto t = from_numpy(d);
     if (!t)
-        throw py::value_error(fmt::format("{}: numpy dtype {} has no MegEngine equivalent (supported: {})", what,
-                                          py::str(d).cast<std::string>(), supported_list()));
+        throw py::value_error(fmt::format("{}: numpy dtype {} has no MegEngine equivalent (supported: {})",
+                                          what, py::str(d).cast<std::string>(), supported_list()));
     return ir::DType::of(*t);
 }
 
@@ -101,7 +109,8 @@ py::object dtype_to_py(const ir::DType& d) {
     return py::module_::import("json").attr("loads")(formats::graph_json::dtype_to_json(d).dump());
 }
 
-TensorValue tensor_value_from_py(py::handle value, std::string_view what, const std::optional<ir::DType>& dtype) {
+TensorValue tensor_value_from_py(py::handle value, std::string_view what,
+                                 const std::optional<ir::DType>& dtype) {
     py::module_ np = py::module_::import("numpy");
     py::object arr = np.attr("asarray")(value);
     py::dtype d = arr.attr("dtype").cast<py::dtype>();
@@ -113,10 +122,12 @@ TensorValue tensor_value_from_py(py::handle value, std::string_view what, const 
         // Quantized values are the stored integers; converting them would change their meaning.
         if (!d.equal(py::dtype(storage)))
             throw py::value_error(fmt::format("{}: {} values must be a numpy {} array, got {}", what,
-                                              ir::dtype_name(dtype->type), storage, py::str(d).cast<std::string>()));
+                                              ir::dtype_name(dtype->type), storage,
+                                              py::str(d).cast<std::string>()));
     } else if (dtype) {
         arr = np.attr("asarray")(arr, py::arg("dtype") = storage);
-    } else if (d.kind() == 'f' && d.itemsize() == 8) {  // MegEngine has no 64-bit types; it narrows as its Tensor does
+    } else if (d.kind() == 'f' &&
+               d.itemsize() == 8) {  // MegEngine has no 64-bit types; it narrows as its Tensor does
         arr = arr.attr("astype")("float32");
     } else if ((d.kind() == 'i' || d.kind() == 'u') && d.itemsize() == 8) {
         arr = arr.attr("astype")("int32");
@@ -128,8 +139,8 @@ TensorValue tensor_value_from_py(py::handle value, std::string_view what, const 
 
     auto t = from_numpy(d);
     if (!t)
-        throw py::value_error(fmt::format("{}: numpy dtype {} has no MegEngine equivalent (supported: {})", what,
-                                          py::str(d).cast<std::string>(), supported_list()));
+        throw py::value_error(fmt::format("{}: numpy dtype {} has no MegEngine equivalent (supported: {})",
+                                          what, py::str(d).cast<std::string>(), supported_list()));
     TensorValue out;
     out.dtype = dtype.value_or(ir::DType::of(*t));
     out.shape = shape_from_py(arr.attr("shape"), what);
@@ -162,13 +173,16 @@ std::vector<uint32_t> shape_from_py(py::handle value, std::string_view what) {
         value = holder;
     }
     if (!py::isinstance<py::iterable>(value) || py::isinstance<py::str>(value))
-        throw py::value_error(fmt::format("{}: shape must be a sequence of ints, got {}", what, type_name(value)));
+        throw py::value_error(
+            fmt::format("{}: shape must be a sequence of ints, got {}", what, type_name(value)));
     for (py::handle dim : value) {
         if (!py::isinstance<py::int_>(dim) && !py::hasattr(dim, "__index__"))
-            throw py::value_error(fmt::format("{}: shape entries must be ints, got {}", what, type_name(dim)));
+            throw py::value_error(
+                fmt::format("{}: shape entries must be ints, got {}", what, type_name(dim)));
         const long long v = py::int_(py::reinterpret_borrow<py::object>(dim)).cast<long long>();
         if (v < 0 || v > UINT32_MAX)
-            throw py::value_error(fmt::format("{}: shape entry {} is out of range [0, {}]", what, v, UINT32_MAX));
+            throw py::value_error(
+                fmt::format("{}: shape entry {} is out of range [0, {}]", what, v, UINT32_MAX));
         shape.push_back(static_cast<uint32_t>(v));
     }
     return shape;

@@ -25,7 +25,8 @@ PyObject* dump_result_type = nullptr;
 }
 
 // (vars, names): names empty for the list form.
-std::pair<std::vector<Var>, std::vector<std::string>> output_vars_from_py(py::handle ov, std::string_view context) {
+std::pair<std::vector<Var>, std::vector<std::string>> output_vars_from_py(py::handle ov,
+                                                                          std::string_view context) {
     std::vector<py::handle> items;
     std::vector<std::string> names;
     if (py::isinstance<Var>(ov)) {
@@ -40,16 +41,18 @@ std::pair<std::vector<Var>, std::vector<std::string>> output_vars_from_py(py::ha
     } else if (py::isinstance<py::list>(ov) || py::isinstance<py::tuple>(ov)) {
         for (py::handle v : ov) items.push_back(v);
     } else {
-        value_error(context, fmt::format("output_vars must be a Var, a list of Vars or a dict name → Var, got {}",
-                                         type_name(ov)));
+        value_error(context,
+                    fmt::format("output_vars must be a Var, a list of Vars or a dict name → Var, got {}",
+                                type_name(ov)));
     }
     if (items.empty()) value_error(context, "output_vars is empty: nothing to dump");
     std::vector<Var> vars;
     for (size_t i = 0; i < items.size(); ++i) {
         const std::string what = names.empty() ? fmt::format("{}output_vars[{}]", context, i)
-                                                : fmt::format("{}output_vars['{}']", context, names[i]);
+                                               : fmt::format("{}output_vars['{}']", context, names[i]);
         if (!py::isinstance<Var>(items[i]))
-            throw py::type_error(fmt::format("{}: expected a mgedump.Var, got {}", what, type_name(items[i])));
+            throw py::type_error(
+                fmt::format("{}: expected a mgedump.Var, got {}", what, type_name(items[i])));
         const Var& first = items[0].cast<const Var&>();
         vars.push_back(Var{first.state, var_of(first.state, items[i], what)});
     }
@@ -101,24 +104,38 @@ py::bytes to_py_bytes(const formats::Serialized& s) {
 
 DumpArgs dump_args_from_dict(py::handle job, std::string_view context) {
     if (!py::isinstance<py::dict>(job))
-        throw py::type_error(fmt::format("{}must be a dict of dump_graph arguments, got {}", context, type_name(job)));
+        throw py::type_error(
+            fmt::format("{}must be a dict of dump_graph arguments, got {}", context, type_name(job)));
     DumpArgs a;
     for (auto [key, v] : py::reinterpret_borrow<py::dict>(job)) {
         const std::string k = py::str(key);
         try {
-            if (k == "output_vars") a.output_vars = py::reinterpret_borrow<py::object>(v);
-            else if (k == "keep_var_name") a.keep_var_name = v.cast<int>();
-            else if (k == "keep_opr_name") a.keep_opr_name = truthy(v);
-            else if (k == "keep_param_name") a.keep_param_name = truthy(v);
-            else if (k == "keep_opr_priority") a.keep_opr_priority = truthy(v);
-            else if (k == "no_change_graph") a.no_change_graph = truthy(v);
-            else if (k == "strip_info_file") a.strip_info_file = py::reinterpret_borrow<py::object>(v);
-            else if (k == "append_json") a.append_json = truthy(v);
-            else if (k == "metadata") a.metadata = py::reinterpret_borrow<py::object>(v);
-            else if (k == "dump_format") a.dump_format = v.cast<std::optional<std::string>>();
-            else if (k == "model_version") a.model_version = v.cast<int64_t>();
-            else if (k == "compat_older_version") a.compat_older_version = v.cast<std::optional<std::string>>();
-            else throw py::type_error(fmt::format("{}unknown dump_graph argument '{}'", context, k));
+            if (k == "output_vars")
+                a.output_vars = py::reinterpret_borrow<py::object>(v);
+            else if (k == "keep_var_name")
+                a.keep_var_name = v.cast<int>();
+            else if (k == "keep_opr_name")
+                a.keep_opr_name = truthy(v);
+            else if (k == "keep_param_name")
+                a.keep_param_name = truthy(v);
+            else if (k == "keep_opr_priority")
+                a.keep_opr_priority = truthy(v);
+            else if (k == "no_change_graph")
+                a.no_change_graph = truthy(v);
+            else if (k == "strip_info_file")
+                a.strip_info_file = py::reinterpret_borrow<py::object>(v);
+            else if (k == "append_json")
+                a.append_json = truthy(v);
+            else if (k == "metadata")
+                a.metadata = py::reinterpret_borrow<py::object>(v);
+            else if (k == "dump_format")
+                a.dump_format = v.cast<std::optional<std::string>>();
+            else if (k == "model_version")
+                a.model_version = v.cast<int64_t>();
+            else if (k == "compat_older_version")
+                a.compat_older_version = v.cast<std::optional<std::string>>();
+            else
+                throw py::type_error(fmt::format("{}unknown dump_graph argument '{}'", context, k));
         } catch (const py::cast_error&) {
             throw py::type_error(fmt::format("{}{}: cannot use a {} here", context, k, type_name(v)));
         }
@@ -146,14 +163,16 @@ PreparedDump prepare_dump(const DumpArgs& a, std::string_view context) {
     // append_json "will be checked when strip_info_file is not None" (docstring): ignored otherwise.
     if (!a.strip_info_file.is_none()) {
         if (is_path(a.strip_info_file)) {
-            opt.strip_info_file = py::module_::import("os").attr("fsdecode")(a.strip_info_file).cast<std::string>();
+            opt.strip_info_file =
+                py::module_::import("os").attr("fsdecode")(a.strip_info_file).cast<std::string>();
             opt.append_json = a.append_json;
         } else if (py::hasattr(a.strip_info_file, "write") && py::hasattr(a.strip_info_file, "seek")) {
             p.strip_info_object = a.strip_info_file;
             p.append_to_object = a.append_json;
         } else {
-            value_error(context, fmt::format("strip_info_file must be a path or a writable file object, got {}",
-                                             type_name(a.strip_info_file)));
+            value_error(context,
+                        fmt::format("strip_info_file must be a path or a writable file object, got {}",
+                                    type_name(a.strip_info_file)));
         }
     }
     try {

@@ -11,13 +11,21 @@ void bind_dump_graph(py::module_& m) {
     const DumpArgs defaults;
     m.def(
         "dump_graph",
-        [](py::object output_vars, int keep_var_name, bool keep_opr_name, bool keep_param_name, bool keep_opr_priority,
-           bool no_change_graph, py::object strip_info_file, bool append_json, py::object metadata,
-           std::optional<std::string> dump_format, int64_t model_version,
+        [](py::object output_vars, int keep_var_name, bool keep_opr_name, bool keep_param_name,
+           bool keep_opr_priority, bool no_change_graph, py::object strip_info_file, bool append_json,
+           py::object metadata, std::optional<std::string> dump_format, int64_t model_version,
            std::optional<std::string> compat_older_version) {
-            const DumpArgs args{std::move(output_vars), keep_var_name,   keep_opr_name,          keep_param_name,
-                                keep_opr_priority,      no_change_graph, std::move(strip_info_file), append_json,
-                                std::move(metadata),    std::move(dump_format), model_version,
+            const DumpArgs args{std::move(output_vars),
+                                keep_var_name,
+                                keep_opr_name,
+                                keep_param_name,
+                                keep_opr_priority,
+                                no_change_graph,
+                                std::move(strip_info_file),
+                                append_json,
+                                std::move(metadata),
+                                std::move(dump_format),
+                                model_version,
                                 std::move(compat_older_version)};
             const PreparedDump prepared = prepare_dump(args, "");
             engine::Dumped dumped;
@@ -28,11 +36,13 @@ void bind_dump_graph(py::module_& m) {
             return finish_dump(dumped, prepared);
         },
         py::arg("output_vars"), py::kw_only(), py::arg("keep_var_name") = defaults.keep_var_name,
-        py::arg("keep_opr_name") = defaults.keep_opr_name, py::arg("keep_param_name") = defaults.keep_param_name,
+        py::arg("keep_opr_name") = defaults.keep_opr_name,
+        py::arg("keep_param_name") = defaults.keep_param_name,
         py::arg("keep_opr_priority") = defaults.keep_opr_priority,
-        py::arg("no_change_graph") = defaults.no_change_graph, py::arg("strip_info_file") = defaults.strip_info_file,
-        py::arg("append_json") = defaults.append_json, py::arg("metadata") = defaults.metadata,
-        py::arg("dump_format") = defaults.dump_format, py::arg("model_version") = defaults.model_version,
+        py::arg("no_change_graph") = defaults.no_change_graph,
+        py::arg("strip_info_file") = defaults.strip_info_file, py::arg("append_json") = defaults.append_json,
+        py::arg("metadata") = defaults.metadata, py::arg("dump_format") = defaults.dump_format,
+        py::arg("model_version") = defaults.model_version,
         py::arg("compat_older_version") = defaults.compat_older_version,
         R"(Serialize the computing graph of `output_vars` and get the byte result.
 

@@ -15,7 +15,8 @@ void bind_dump_many(py::module_& m) {
             unsigned threads = 0;  // every core
             if (!threads_arg.is_none()) {
                 const long long n = threads_arg.cast<long long>();
-                if (n < 1 || n > 4096) throw py::value_error(fmt::format("threads must be None or 1..4096, got {}", n));
+                if (n < 1 || n > 4096)
+                    throw py::value_error(fmt::format("threads must be None or 1..4096, got {}", n));
                 threads = static_cast<unsigned>(n);
             }
             std::vector<PreparedDump> prepared;

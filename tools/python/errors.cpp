@@ -17,10 +17,10 @@ PyObject* serialization_error = nullptr;
 }  // namespace
 
 void bind_errors(py::module_& m) {
-    serialization_error = PyErr_NewExceptionWithDoc(
-        "mgedump.SerializationError",
-        "A graph or model file mgedump cannot serialize or read: the message names the model, operator and field.",
-        PyExc_RuntimeError, nullptr);
+    serialization_error = PyErr_NewExceptionWithDoc("mgedump.SerializationError",
+                                                    "A graph or model file mgedump cannot serialize or read: "
+                                                    "the message names the model, operator and field.",
+                                                    PyExc_RuntimeError, nullptr);
     if (!serialization_error) throw py::error_already_set();
     m.attr("SerializationError") = py::handle(serialization_error);
 

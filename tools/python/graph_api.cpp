@@ -67,10 +67,10 @@ py::object op(const StatePtr& s, const std::string& type_name_arg, const py::arg
     for (size_t i = 0; i < inputs.size(); ++i) {
         const std::string what = fmt::format("{}: input {}", label, i);
         // Anything that is not a Var becomes a constant, as MegEngine's apply() does.
-        in.push_back(py::isinstance<Var>(inputs[i]) ? var_of(s, inputs[i], what)
-                                                    : add_value_holder(s, "ImmutableTensor", ir::TensorMethod::ValueAnonymous,
-                                                                       "", inputs[i])
-                                                          .id);
+        in.push_back(
+            py::isinstance<Var>(inputs[i])
+                ? var_of(s, inputs[i], what)
+                : add_value_holder(s, "ImmutableTensor", ir::TensorMethod::ValueAnonymous, "", inputs[i]).id);
     }
     if (in.size() < def.min_inputs || (def.max_inputs != ir::kAnyCount && in.size() > def.max_inputs))
         throw py::value_error(fmt::format("{}: takes {} inputs, got {}", label,
@@ -118,21 +118,29 @@ std::optional<std::pair<ir::TensorId, ir::OprId>> tensor_of(const ir::Graph& g, 
 void bind_var(py::module_& m) {
     py::class_<Var>(m, "Var", "A variable of a mgedump.Graph: an operator output.")
         .def_property(
-            "name", [](const Var& v) { return std::string(v.state->graph().str(v.state->graph().vars.name[v.id.value])); },
+            "name",
+            [](const Var& v) {
+                return std::string(v.state->graph().str(v.state->graph().vars.name[v.id.value]));
+            },
             [](const Var& v, const std::string& name) {
                 ir::Graph& g = v.state->graph();
                 g.vars.name[v.id.value] = g.strings.intern(name);
             })
-        .def_property_readonly("shape",
-                               [](const Var& v) -> py::object {
-                                   const ir::Graph& g = v.state->graph();
-                                   const bool known = g.vars.shape[v.id.value].count > 0 || tensor_of(g, v.id);
-                                   if (!known) return py::none();
-                                   return py::tuple(py::cast(std::vector<uint32_t>(g.var_shape(v.id).begin(),
-                                                                                   g.var_shape(v.id).end())));
+        .def_property_readonly(
+            "shape",
+            [](const Var& v) -> py::object {
+                const ir::Graph& g = v.state->graph();
+                const bool known = g.vars.shape[v.id.value].count > 0 || tensor_of(g, v.id);
+                if (!known) return py::none();
+                return py::tuple(
+                    py::cast(std::vector<uint32_t>(g.var_shape(v.id).begin(), g.var_shape(v.id).end())));
+            })
+        .def_property_readonly(
+            "dtype", [](const Var& v) { return dtype_to_py(v.state->graph().vars.dtype[v.id.value]); })
+        .def_property_readonly("owner",
+                               [](const Var& v) {
+                                   return Operator{v.state, v.state->graph().vars.owner[v.id.value]};
                                })
-        .def_property_readonly("dtype", [](const Var& v) { return dtype_to_py(v.state->graph().vars.dtype[v.id.value]); })
-        .def_property_readonly("owner", [](const Var& v) { return Operator{v.state, v.state->graph().vars.owner[v.id.value]}; })
         .def_property_readonly("graph", [](const Var& v) { return v.state; })
         .def_property_readonly(
             "value",
@@ -141,35 +149,54 @@ void bind_var(py::module_& m) {
                 auto t = tensor_of(g, v.id);
                 if (!t || !g.tensors.blob[t->first.value].valid()) return py::none();
                 const ir::BlobId b = g.tensors.blob[t->first.value];
-                return tensor_value_to_py(g.tensors.dtype[t->first.value], g.tensor_shape(t->first), g.blobs.bytes(b),
-                                          g.blobs.owner(b));
+                return tensor_value_to_py(g.tensors.dtype[t->first.value], g.tensor_shape(t->first),
+                                          g.blobs.bytes(b), g.blobs.owner(b));
             },
-            "The tensor value of an input with a default, a constant or a param (read-only, not copied); else None.")
+            "The tensor value of an input with a default, a constant or a param (read-only, not copied); "
+            "else None.")
         .def("__eq__", [](const Var& a, const Var& b) { return a.state == b.state && a.id == b.id; })
         .def("__hash__", [](const Var& v) { return std::hash<const void*>{}(v.state.get()) ^ v.id.value; })
-        .def("__repr__", [](const Var& v) { return fmt::format("<mgedump.Var {}>", ir::describe_var(v.state->graph(), v.id)); });
+        .def("__repr__", [](const Var& v) {
+            return fmt::format("<mgedump.Var {}>", ir::describe_var(v.state->graph(), v.id));
+        });
 }
 
 void bind_operator(py::module_& m) {
     py::class_<Operator>(m, "Operator", "An operator of a mgedump.Graph.")
-        .def_property_readonly("type", [](const Operator& o) { return std::string(ir::op_def(o.state->graph().oprs.type[o.id.value]).name); })
-        .def_property_readonly("typeinfo", [](const Operator& o) { return std::string(ir::op_def(o.state->graph().oprs.type[o.id.value]).typeinfo); })
-        .def_property_readonly("name", [](const Operator& o) { return std::string(o.state->graph().str(o.state->graph().oprs.name[o.id.value])); })
-        .def_property_readonly("priority", [](const Operator& o) { return o.state->graph().oprs.priority[o.id.value]; })
+        .def_property_readonly(
+            "type",
+            [](const Operator& o) {
+                return std::string(ir::op_def(o.state->graph().oprs.type[o.id.value]).name);
+            })
+        .def_property_readonly(
+            "typeinfo",
+            [](const Operator& o) {
+                return std::string(ir::op_def(o.state->graph().oprs.type[o.id.value]).typeinfo);
+            })
+        .def_property_readonly(
+            "name",
+            [](const Operator& o) {
+                return std::string(o.state->graph().str(o.state->graph().oprs.name[o.id.value]));
+            })
+        .def_property_readonly("priority",
+                               [](const Operator& o) { return o.state->graph().oprs.priority[o.id.value]; })
         .def_property_readonly("inputs",
                                [](const Operator& o) {
                                    std::vector<Var> out;
-                                   for (ir::VarId v : o.state->graph().inputs_of(o.id)) out.push_back({o.state, v});
+                                   for (ir::VarId v : o.state->graph().inputs_of(o.id))
+                                       out.push_back({o.state, v});
                                    return out;
                                })
         .def_property_readonly("outputs",
                                [](const Operator& o) {
                                    std::vector<Var> out;
                                    const ir::Range r = o.state->graph().oprs.outputs[o.id.value];
-                                   for (uint32_t k = 0; k < r.count; ++k) out.push_back({o.state, ir::VarId(r.begin + k)});
+                                   for (uint32_t k = 0; k < r.count; ++k)
+                                       out.push_back({o.state, ir::VarId(r.begin + k)});
                                    return out;
                                })
-        .def_property_readonly("params", [](const Operator& o) { return params_to_py(o.state->graph(), o.id); })
+        .def_property_readonly("params",
+                               [](const Operator& o) { return params_to_py(o.state->graph(), o.id); })
         .def_property_readonly(
             "tensor_names",
             [](const Operator& o) {
@@ -177,13 +204,18 @@ void bind_operator(py::module_& m) {
                 py::list out;
                 const ir::Range t = g.oprs.tensors[o.id.value];
                 for (uint32_t i = t.begin; i < t.end(); ++i)
-                    out.append(g.tensors.name[i].valid() ? py::cast(std::string(g.str(g.tensors.name[i]))) : py::none());
+                    out.append(g.tensors.name[i].valid() ? py::cast(std::string(g.str(g.tensors.name[i])))
+                                                         : py::none());
                 return out;
             },
             "Names of the operator's own tensors (None where anonymous).")
-        .def("__eq__", [](const Operator& a, const Operator& b) { return a.state == b.state && a.id == b.id; })
-        .def("__hash__", [](const Operator& o) { return std::hash<const void*>{}(o.state.get()) ^ o.id.value; })
-        .def("__repr__", [](const Operator& o) { return fmt::format("<mgedump.Operator {}>", ir::describe_opr(o.state->graph(), o.id)); });
+        .def("__eq__",
+             [](const Operator& a, const Operator& b) { return a.state == b.state && a.id == b.id; })
+        .def("__hash__",
+             [](const Operator& o) { return std::hash<const void*>{}(o.state.get()) ^ o.id.value; })
+        .def("__repr__", [](const Operator& o) {
+            return fmt::format("<mgedump.Operator {}>", ir::describe_opr(o.state->graph(), o.id));
+        });
 }
 
 template <class T>
@@ -198,14 +230,16 @@ ir::VarId var_of(const StatePtr& state, py::handle value, std::string_view what)
         throw py::type_error(fmt::format("{}: expected a mgedump.Var, got {}", what, type_name(value)));
     const Var& v = value.cast<const Var&>();
     if (v.state != state)
-        throw py::value_error(fmt::format("{}: {} belongs to another graph", what, ir::describe_var(v.state->graph(), v.id)));
+        throw py::value_error(
+            fmt::format("{}: {} belongs to another graph", what, ir::describe_var(v.state->graph(), v.id)));
     return v.id;
 }
 
 void bind_graph(py::module_& m) {
     bind_var(m);
     bind_operator(m);
-    py::class_<GraphState, StatePtr>(m, "Graph", "A computing graph: build it here, or get one from load_graph.")
+    py::class_<GraphState, StatePtr>(m, "Graph",
+                                     "A computing graph: build it here, or get one from load_graph.")
         .def(py::init<std::string>(), py::arg("comp_node") = "xpux:0")
         .def(
             "input",
@@ -218,34 +252,43 @@ void bind_graph(py::module_& m) {
         .def(
             "const",
             [](const StatePtr& s, py::handle value, std::optional<std::string> name, py::handle dtype) {
-                return add_value_holder(s, "ImmutableTensor", ir::TensorMethod::ValueAnonymous, name.value_or(""), value,
-                                        dtype);
+                return add_value_holder(s, "ImmutableTensor", ir::TensorMethod::ValueAnonymous,
+                                        name.value_or(""), value, dtype);
             },
             py::arg("value"), py::arg("name") = py::none(), py::arg("dtype") = py::none(),
             "A constant (ImmutableTensor) viewing `value` in place; keep the array unchanged until dumped.")
         .def(
             "param",
             [](const StatePtr& s, py::handle value, const std::string& name, py::handle dtype) {
-                return add_value_holder(s, "SharedDeviceTensor", ir::TensorMethod::ValueShared, name, value, dtype);
+                return add_value_holder(s, "SharedDeviceTensor", ir::TensorMethod::ValueShared, name, value,
+                                        dtype);
             },
             py::arg("value"), py::arg("name"), py::arg("dtype") = py::none(),
-            "A parameter (SharedDeviceTensor) viewing `value` in place; its name is kept with keep_param_name.")
+            "A parameter (SharedDeviceTensor) viewing `value` in place; its name is kept with "
+            "keep_param_name.")
         .def("op", &op, py::arg("type"),
-             "op(type, *inputs, name=None, priority=0, comp_node=None, output_dtype=None, outputs=None, **params)\n\n"
+             "op(type, *inputs, name=None, priority=0, comp_node=None, output_dtype=None, outputs=None, "
+             "**params)\n\n"
              "An operator by registry name (\"Convolution\", \"Elemwise\", ...) with its params as keywords\n"
-             "(enum members by name; a field two param tables share as **{\"Table.field\": v}). Inputs that are\n"
+             "(enum members by name; a field two param tables share as **{\"Table.field\": v}). Inputs that "
+             "are\n"
              "not Vars become constants. Returns the output Var, or a tuple of them for several outputs.")
         .def_property_readonly("operators",
                                [](const StatePtr& s) {
                                    std::vector<Operator> out;
-                                   for (uint32_t i = 0; i < s->graph().oprs.size(); ++i) out.push_back({s, ir::OprId(i)});
+                                   for (uint32_t i = 0; i < s->graph().oprs.size(); ++i)
+                                       out.push_back({s, ir::OprId(i)});
                                    return out;
                                })
-        .def_property_readonly("format", [](const StatePtr& s) { return loaded_field(s, &LoadedFrom::format); },
-                               "For a loaded graph: \"FBS (MGBC)\", \"FBS (MGBS)\" or \"FBS_V2\"; else None.")
-        .def_property_readonly("mgb_version", [](const StatePtr& s) { return loaded_field(s, &LoadedFrom::mgb_version); })
-        .def_property_readonly("content_hash", [](const StatePtr& s) { return loaded_field(s, &LoadedFrom::content_hash); })
-        .def_property_readonly("model_version", [](const StatePtr& s) { return loaded_field(s, &LoadedFrom::model_version); })
+        .def_property_readonly(
+            "format", [](const StatePtr& s) { return loaded_field(s, &LoadedFrom::format); },
+            "For a loaded graph: \"FBS (MGBC)\", \"FBS (MGBS)\" or \"FBS_V2\"; else None.")
+        .def_property_readonly("mgb_version",
+                               [](const StatePtr& s) { return loaded_field(s, &LoadedFrom::mgb_version); })
+        .def_property_readonly("content_hash",
+                               [](const StatePtr& s) { return loaded_field(s, &LoadedFrom::content_hash); })
+        .def_property_readonly("model_version",
+                               [](const StatePtr& s) { return loaded_field(s, &LoadedFrom::model_version); })
         .def("__repr__", [](const StatePtr& s) {
             return fmt::format("<mgedump.Graph with {} operators{}>", s->graph().oprs.size(),
                                s->loaded ? ", loaded from " + s->loaded->format : "");

@@ -18,7 +18,7 @@ namespace mgedump::python {
 struct LoadedFrom {
     std::string format;  // "FBS (MGBC)", "FBS (MGBS)" or "FBS_V2"
     uint32_t mgb_version = 0;
-    uint64_t content_hash = 0;  // v1 Graph.hash; 0 for FBS_V2
+    uint64_t content_hash = 0;   // v1 Graph.hash; 0 for FBS_V2
     uint32_t model_version = 0;  // FBS_V2 only
 };
 

@@ -26,12 +26,14 @@ std::vector<formats::LoadedModel> load_from_py(py::handle source, bool every_gra
         one.push_back(engine::load_file(path));
         return one;
     }
-    py::object data = py::hasattr(source, "read") ? source.attr("read")() : py::reinterpret_borrow<py::object>(source);
+    py::object data =
+        py::hasattr(source, "read") ? source.attr("read")() : py::reinterpret_borrow<py::object>(source);
     if (!PyObject_CheckBuffer(data.ptr()))
-        throw py::type_error(
-            fmt::format("load_graph takes a path, a bytes-like object or a binary file, got {}", type_name(data)));
+        throw py::type_error(fmt::format(
+            "load_graph takes a path, a bytes-like object or a binary file, got {}", type_name(data)));
     auto view = std::make_unique<py::buffer_info>(py::reinterpret_borrow<py::buffer>(data).request());
-    const ir::Bytes bytes(static_cast<const std::byte*>(view->ptr), static_cast<size_t>(view->size * view->itemsize));
+    const ir::Bytes bytes(static_cast<const std::byte*>(view->ptr),
+                          static_cast<size_t>(view->size * view->itemsize));
     std::shared_ptr<const void> keepalive = keep_alive(std::move(view));
     py::gil_scoped_release unlocked;
     if (every_graph) return formats::read_models(bytes, std::move(keepalive));
@@ -42,8 +44,8 @@ std::vector<formats::LoadedModel> load_from_py(py::handle source, bool every_gra
 
 py::object to_load_result(formats::LoadedModel& model) {
     auto state = std::make_shared<GraphState>("xpux:0");
-    state->loaded = LoadedFrom{std::string(formats::model_format_name(model.format)), model.mgb_version, model.hash,
-                               model.model_version};
+    state->loaded = LoadedFrom{std::string(formats::model_format_name(model.format)), model.mgb_version,
+                               model.hash, model.model_version};
     state->graph() = std::move(model.graph);
     const ir::Graph& g = state->graph();
     py::dict by_name;
@@ -61,9 +63,10 @@ py::object to_load_result(formats::LoadedModel& model) {
 }  // namespace
 
 void bind_load_graph(py::module_& m) {
-    py::object type = py::module_::import("collections")
-                          .attr("namedtuple")("CompGraphLoadResult",
-                                              py::make_tuple("graph", "output_vars_dict", "output_vars_list", "metadata"));
+    py::object type =
+        py::module_::import("collections")
+            .attr("namedtuple")("CompGraphLoadResult",
+                                py::make_tuple("graph", "output_vars_dict", "output_vars_list", "metadata"));
     type.attr("__module__") = "mgedump";
     load_result_type = type.release().ptr();
     m.attr("CompGraphLoadResult") = py::handle(load_result_type);

@@ -14,9 +14,9 @@ namespace {
 std::string user_info_from_py(py::handle v, std::string_view what) {
     if (py::isinstance<py::bytes>(v)) return v.cast<std::string>();
     if (py::isinstance<py::str>(v)) return v.cast<std::string>();  // UTF-8, as MegEngine encodes str
-    if (PyByteArray_Check(v.ptr())) return py::bytes(py::reinterpret_borrow<py::object>(v)).cast<std::string>();
-    throw py::value_error(fmt::format("{}: user_info must be bytes or str, got {}", what,
-                                      type_name(v)));
+    if (PyByteArray_Check(v.ptr()))
+        return py::bytes(py::reinterpret_borrow<py::object>(v)).cast<std::string>();
+    throw py::value_error(fmt::format("{}: user_info must be bytes or str, got {}", what, type_name(v)));
 }
 
 uint64_t optimize_options_from_py(py::handle v, std::string_view what) {
@@ -35,35 +35,41 @@ std::optional<ir::Metadata> metadata_from_py(py::handle value, std::string_view 
     if (value.is_none()) return std::nullopt;
     if (py::isinstance<ir::Metadata>(value)) return value.cast<ir::Metadata>();
     if (!py::isinstance<py::dict>(value))
-        throw py::value_error(fmt::format("{} must be None, a mgedump.Metadata or a dict, got {}", what,
-                                          type_name(value)));
+        throw py::value_error(
+            fmt::format("{} must be None, a mgedump.Metadata or a dict, got {}", what, type_name(value)));
     ir::Metadata m;
     for (auto [key, v] : py::reinterpret_borrow<py::dict>(value)) {
         const std::string k = py::str(key);
         const std::string field = fmt::format("{}['{}']", what, k);
-        if (k == "is_valid") m.is_valid = truthy(v);
-        else if (k == "graph_modified") m.graph_modified = truthy(v);
-        else if (k == "user_info") m.user_info = user_info_from_py(v, field);
-        else if (k == "optimize_options") m.optimize_options = optimize_options_from_py(v, field);
+        if (k == "is_valid")
+            m.is_valid = truthy(v);
+        else if (k == "graph_modified")
+            m.graph_modified = truthy(v);
+        else if (k == "user_info")
+            m.user_info = user_info_from_py(v, field);
+        else if (k == "optimize_options")
+            m.optimize_options = optimize_options_from_py(v, field);
         else
-            throw py::value_error(fmt::format("{}: unknown metadata field '{}' (known: is_valid, graph_modified, "
-                                              "user_info, optimize_options)",
-                                              what, k));
+            throw py::value_error(
+                fmt::format("{}: unknown metadata field '{}' (known: is_valid, graph_modified, "
+                            "user_info, optimize_options)",
+                            what, k));
     }
     return m;
 }
 
 void bind_metadata(py::module_& m) {
-    py::class_<ir::Metadata>(m, "Metadata",
-                             "MegEngine's SerializationMetadata: written with every dump, read back by load_graph.")
-        .def(py::init([](bool is_valid, bool graph_modified, py::object user_info, py::object optimize_options) {
-                 ir::Metadata md;
-                 md.is_valid = is_valid;
-                 md.graph_modified = graph_modified;
-                 md.user_info = user_info_from_py(user_info, "Metadata");
-                 md.optimize_options = optimize_options_from_py(optimize_options, "Metadata");
-                 return md;
-             }),
+    py::class_<ir::Metadata>(
+        m, "Metadata", "MegEngine's SerializationMetadata: written with every dump, read back by load_graph.")
+        .def(py::init(
+                 [](bool is_valid, bool graph_modified, py::object user_info, py::object optimize_options) {
+                     ir::Metadata md;
+                     md.is_valid = is_valid;
+                     md.graph_modified = graph_modified;
+                     md.user_info = user_info_from_py(user_info, "Metadata");
+                     md.optimize_options = optimize_options_from_py(optimize_options, "Metadata");
+                     return md;
+                 }),
              py::kw_only(), py::arg("is_valid") = false, py::arg("graph_modified") = false,
              py::arg("user_info") = py::bytes(), py::arg("optimize_options") = 0)
         .def_readwrite("is_valid", &ir::Metadata::is_valid)

@@ -18,7 +18,8 @@ namespace {
 }
 
 int64_t int_item(py::handle v, int64_t lo, int64_t hi, std::string_view label, std::string_view field) {
-    if (py::isinstance<py::bool_>(v) || !py::hasattr(v, "__index__")) bad(label, field, "expected a list of ints");
+    if (py::isinstance<py::bool_>(v) || !py::hasattr(v, "__index__"))
+        bad(label, field, "expected a list of ints");
     const long long x = py::int_(py::reinterpret_borrow<py::object>(v)).cast<long long>();
     if (x < lo || x > hi) bad(label, field, fmt::format("{} is out of range [{}, {}]", x, lo, hi));
     return x;
@@ -38,9 +39,11 @@ ir::ParamArg list_arg(const py::sequence& items, std::string_view label, std::st
             if (axis_desc) {
                 const std::string method = py::str(d["method"]);
                 if (method != "ADD_1" && method != "REMOVE")
-                    bad(label, field, fmt::format("method must be \"ADD_1\" or \"REMOVE\", got \"{}\"", method));
-                axes.push_back({method == "ADD_1" ? ir::AxisDescMethod::ADD_1 : ir::AxisDescMethod::REMOVE,
-                                static_cast<int32_t>(int_item(d["axis"], INT32_MIN, INT32_MAX, label, field))});
+                    bad(label, field,
+                        fmt::format("method must be \"ADD_1\" or \"REMOVE\", got \"{}\"", method));
+                axes.push_back(
+                    {method == "ADD_1" ? ir::AxisDescMethod::ADD_1 : ir::AxisDescMethod::REMOVE,
+                     static_cast<int32_t>(int_item(d["axis"], INT32_MIN, INT32_MAX, label, field))});
             } else {
                 masks.push_back({static_cast<int8_t>(int_item(d["axis"], INT8_MIN, INT8_MAX, label, field)),
                                  flag(d, "begin"), flag(d, "end"), flag(d, "step"), flag(d, "idx")});
@@ -50,7 +53,8 @@ ir::ParamArg list_arg(const py::sequence& items, std::string_view label, std::st
         return masks;
     }
     std::vector<int32_t> ints;
-    for (py::handle item : items) ints.push_back(static_cast<int32_t>(int_item(item, INT32_MIN, INT32_MAX, label, field)));
+    for (py::handle item : items)
+        ints.push_back(static_cast<int32_t>(int_item(item, INT32_MIN, INT32_MAX, label, field)));
     return ints;
 }
 
@@ -73,13 +77,13 @@ ir::ParamArg param_arg_from_py(py::handle v, std::string_view label, std::string
         return py::float_(py::reinterpret_borrow<py::object>(v)).cast<double>();
     if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v))
         return list_arg(py::reinterpret_borrow<py::sequence>(v), label, field);
-    if (py::isinstance<py::dict>(v)) return dtype_from_py(v, fmt::format("{}: param {}", label, field));  // quantized
+    if (py::isinstance<py::dict>(v))
+        return dtype_from_py(v, fmt::format("{}: param {}", label, field));  // quantized
     // numpy dtypes and scalar types (np.float32) name a dtype.
     try {
         return std::string(ir::dtype_name(dtype_from_py(v, label).type));
     } catch (py::value_error&) {
-        bad(label, field, fmt::format("cannot use a {} as a param value",
-                                      type_name(v)));
+        bad(label, field, fmt::format("cannot use a {} as a param value", type_name(v)));
     }
 }
 
@@ -94,7 +98,8 @@ py::dict params_to_py(const ir::Graph& g, ir::OprId o) {
         const ir::ParamTableDesc& t = ir::param_table(p.table);
         for (size_t i = 0; i < t.fields.size() && i < p.fields.size(); ++i) {
             const ir::FieldDesc& f = t.fields[i];
-            const std::string key = uses[f.name] > 1 ? fmt::format("{}.{}", t.name, f.name) : std::string(f.name);
+            const std::string key =
+                uses[f.name] > 1 ? fmt::format("{}.{}", t.name, f.name) : std::string(f.name);
             out[py::str(key)] = json.attr("loads")(formats::graph_json::param_to_json(p.fields[i], f).dump());
         }
     }
