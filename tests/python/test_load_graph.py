@@ -115,3 +115,13 @@ def test_load_graphs_reads_every_graph_appended_to_a_file(tmp_path):
     assert [r.graph.format for r in loaded] == ["FBS (MGBC)", "FBS_V2"]
     assert [list(r.output_vars_dict) for r in mgedump.load_graphs(first + second)] == [["relu"], ["neg"]]
     assert list(mgedump.load_graph(str(path)).output_vars_dict) == ["relu"]
+
+
+def test_values_outlive_the_graph_and_the_callers_bytes():
+    g = mgedump.Graph()
+    v = g.param(np.arange(3, dtype=np.int32), "p")
+    data, _ = mgedump.dump_graph([v])
+    value = mgedump.load_graph(bytes(data)).output_vars_list[0].value  # graph, result and bytes all dropped
+    built = v.value
+    del g, v
+    assert value.tolist() == [0, 1, 2] and built.tolist() == [0, 1, 2]
