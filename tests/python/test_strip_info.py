@@ -118,3 +118,9 @@ def test_existing_file_that_is_not_json_is_a_serialization_error(tmp_path):
     path.write_text("[1, 2]")
     with pytest.raises(mgedump.SerializationError, match="not a JSON object|object"):
         mgedump.dump_graph([add_graph()], strip_info_file=str(path), append_json=True)
+
+
+def test_append_json_to_a_missing_path_creates_it(tmp_path):
+    path = tmp_path / "new.json"  # MegEngine creates it (os.mknod) and writes it fresh
+    mgedump.dump_graph([add_graph()], strip_info_file=str(path), append_json=True)
+    assert json.loads(path.read_text()) == dict(ADD_INFO, hash=0)
