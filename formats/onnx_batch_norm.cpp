@@ -21,9 +21,11 @@ const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, std::string_view
 // Empty string when `bn` can be applied as a per-channel scale and bias; else why not.
 std::string scale_of(const Importer& c, const onnx::NodeProto& bn, BatchNormScale& out) {
     for (const auto& a : bn.attribute())
-        if (a.name() != "epsilon" && a.name() != "momentum" && a.name() != "spatial" && a.name() != "training_mode")
+        if (a.name() != "epsilon" && a.name() != "momentum" && a.name() != "spatial" &&
+            a.name() != "training_mode")
             return fmt::format("attribute '{}' is not supported", a.name());
-    if (const auto* a = find_attr(bn, "training_mode"); a && a->i() != 0) return "training_mode is not supported";
+    if (const auto* a = find_attr(bn, "training_mode"); a && a->i() != 0)
+        return "training_mode is not supported";
     if (const auto* a = find_attr(bn, "spatial"); a && a->i() != 1) return "spatial=0 is not supported";
     for (int k = 1; k < bn.output_size(); ++k)
         if (!bn.output(k).empty() && c.consumers(bn.output(k)) > 0)
@@ -37,7 +39,8 @@ std::string scale_of(const Importer& c, const onnx::NodeProto& bn, BatchNormScal
         if (!v || !v->is_const || v->elem_type != P::FLOAT)
             return fmt::format("{} (input #{}) must be a float constant", names[k], k + 1);
         in[k] = *decode_floats(*v);
-        if (in[k].size() != in[0].size()) return fmt::format("{} (input #{}) has the wrong length", names[k], k + 1);
+        if (in[k].size() != in[0].size())
+            return fmt::format("{} (input #{}) has the wrong length", names[k], k + 1);
     }
     out.scale.resize(in[0].size());
     out.bias.resize(in[0].size());
@@ -65,7 +68,8 @@ std::optional<FoldedConv> fold_following_batch_norm(const Importer& c) {
     BatchNormScale s;
     if (!scale_of(c, *bn, s).empty()) return std::nullopt;
     const Value& w = c.input(1);
-    if (!w.is_const || w.elem_type != P::FLOAT || w.shape.empty() || w.shape[0] != static_cast<int64_t>(s.scale.size()))
+    if (!w.is_const || w.elem_type != P::FLOAT || w.shape.empty() ||
+        w.shape[0] != static_cast<int64_t>(s.scale.size()))
         return std::nullopt;
     std::vector<double> bias(s.scale.size(), 0.0);
     if (c.has_input(2)) {
@@ -82,10 +86,12 @@ std::optional<FoldedConv> fold_following_batch_norm(const Importer& c) {
             folded_w[ch * per_channel + k] = static_cast<float>(weight[ch * per_channel + k] * s.scale[ch]);
         folded_b[ch] = static_cast<float>(bias[ch] * s.scale[ch] + s.bias[ch]);
     }
-    FoldedConv f{float_const(folded_w, w.shape), float_const(folded_b, {static_cast<int64_t>(folded_b.size())}),
-                 bn->output(0)};
-    f.weight.param_name = w.param_name;
-    f.bias.param_name = bn->input(2);
+    FoldedConv f{float_const(folded_w, w.shape),
+                 float_const(folded_b, {static_cast<int64_t>(folded_b.size())}), bn->output(0)};
+    // Named after what they replace while that has no other reader (param names
+    // must be unique for keep_param_name).
+    f.weight.param_name = c.consumers(conv.input(1)) == 1 ? w.param_name : conv.output(0) + ".weight";
+    f.bias.param_name = c.consumers(bn->input(2)) == 1 ? bn->input(2) : bn->output(0) + ".bias";
     return f;
 }
 

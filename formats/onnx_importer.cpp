@@ -49,16 +49,28 @@ int64_t element_count(const Shape& s) {
 ir::DTypeEnum onnx_var_dtype(int32_t t, const Importer& at) {
     using D = ir::DTypeEnum;
     switch (t) {
-        case P::FLOAT: case P::DOUBLE: return D::Float32;
-        case P::FLOAT16: return D::Float16;
-        case P::BFLOAT16: return D::BFloat16;
-        case P::INT32: case P::INT64: return D::Int32;
-        case P::INT16: return D::Int16;
-        case P::UINT16: return D::Uint16;
-        case P::INT8: return D::Int8;
-        case P::UINT8: return D::Uint8;
-        case P::BOOL: return D::Bool;
-        default: at.fail(fmt::format("element type {} has no MegEngine dtype", onnx_elem_name(t)));
+        case P::FLOAT:
+        case P::DOUBLE:
+            return D::Float32;
+        case P::FLOAT16:
+            return D::Float16;
+        case P::BFLOAT16:
+            return D::BFloat16;
+        case P::INT32:
+        case P::INT64:
+            return D::Int32;
+        case P::INT16:
+            return D::Int16;
+        case P::UINT16:
+            return D::Uint16;
+        case P::INT8:
+            return D::Int8;
+        case P::UINT8:
+            return D::Uint8;
+        case P::BOOL:
+            return D::Bool;
+        default:
+            at.fail(fmt::format("element type {} has no MegEngine dtype", onnx_elem_name(t)));
     }
 }
 
@@ -67,16 +79,20 @@ Importer::Importer(const OnnxModelFile& model, const OnnxImportOptions& options)
 
 void Importer::fail(std::string_view what) const {
     if (!node_) throw GraphError(fmt::format("{}: {}", model_.label, what));
-    throw GraphError(fmt::format("{}: node '{}' ({}): {}", model_.label, node_label_, node_->op_type(), what));
+    throw GraphError(
+        fmt::format("{}: node '{}' ({}): {}", model_.label, node_label_, node_->op_type(), what));
 }
 
 size_t Importer::input_count() const { return static_cast<size_t>(node_->input_size()); }
-bool Importer::has_input(size_t i) const { return i < input_count() && !node_->input(static_cast<int>(i)).empty(); }
+bool Importer::has_input(size_t i) const {
+    return i < input_count() && !node_->input(static_cast<int>(i)).empty();
+}
 size_t Importer::output_count() const { return static_cast<size_t>(node_->output_size()); }
 
 Value& Importer::lookup(const std::string& name) {
     auto it = values_.find(name);
-    if (it == values_.end()) fail(fmt::format("input '{}' is produced by no node, initializer or graph input", name));
+    if (it == values_.end())
+        fail(fmt::format("input '{}' is produced by no node, initializer or graph input", name));
     return it->second;
 }
 
@@ -97,8 +113,9 @@ std::vector<int64_t> Importer::const_ints(size_t i, std::string_view what) const
     const Value& v = input(i);
     if (!v.is_const) fail(fmt::format("{} (input #{}) must be a constant known at import time", what, i));
     auto ints = decode_ints(v);
-    if (!ints) fail(fmt::format("{} (input #{}) has element type {}, expected an integer type", what, i,
-                                onnx_elem_name(v.elem_type)));
+    if (!ints)
+        fail(fmt::format("{} (input #{}) has element type {}, expected an integer type", what, i,
+                         onnx_elem_name(v.elem_type)));
     return *ints;
 }
 
@@ -106,8 +123,9 @@ std::vector<double> Importer::const_floats(size_t i, std::string_view what) cons
     const Value& v = input(i);
     if (!v.is_const) fail(fmt::format("{} (input #{}) must be a constant known at import time", what, i));
     auto values = decode_floats(v);
-    if (!values) fail(fmt::format("{} (input #{}) has element type {}, expected a number type", what, i,
-                                  onnx_elem_name(v.elem_type)));
+    if (!values)
+        fail(fmt::format("{} (input #{}) has element type {}, expected a number type", what, i,
+                         onnx_elem_name(v.elem_type)));
     return *values;
 }
 
@@ -144,14 +162,16 @@ double Importer::attr_float(std::string_view name, double fallback) const {
 std::string Importer::attr_string(std::string_view name, std::string_view fallback) const {
     const auto* a = attr(name);
     if (!a) return std::string(fallback);
-    if (a->type() != onnx::AttributeProto::STRING) fail(fmt::format("attribute '{}': expected a string", name));
+    if (a->type() != onnx::AttributeProto::STRING)
+        fail(fmt::format("attribute '{}': expected a string", name));
     return a->s();
 }
 
 std::vector<int64_t> Importer::attr_ints(std::string_view name, std::vector<int64_t> fallback) const {
     const auto* a = attr(name);
     if (!a) return fallback;
-    if (a->type() != onnx::AttributeProto::INTS) fail(fmt::format("attribute '{}': expected a list of ints", name));
+    if (a->type() != onnx::AttributeProto::INTS)
+        fail(fmt::format("attribute '{}': expected a list of ints", name));
     return {a->ints().begin(), a->ints().end()};
 }
 
@@ -186,7 +206,8 @@ ir::OprId Importer::emit_opr(std::string_view op, std::vector<ir::VarId> inputs,
     o.name = ops_in_node_ == 0 ? node_label_ : fmt::format("{}:{}", node_label_, ops_in_node_);
     o.outputs = outputs;
     ++ops_in_node_;
-    std::string label = fmt::format("{}: node '{}' ({}) as {}", model_.label, node_label_, node_->op_type(), op);
+    std::string label =
+        fmt::format("{}: node '{}' ({}) as {}", model_.label, node_label_, node_->op_type(), op);
     return builder_.add_op(type, inputs, ir::make_params(ir::op_def(type), params, label), o);
 }
 
@@ -201,7 +222,8 @@ ir::VarId Importer::const_var(ir::DTypeEnum dtype, const Shape& shape, std::vect
 ir::VarId Importer::const_i32(const std::vector<int64_t>& values) {
     std::vector<std::byte> bytes(values.size() * 4);
     for (size_t k = 0; k < values.size(); ++k) {
-        if (values[k] < INT32_MIN || values[k] > INT32_MAX) fail(fmt::format("value {} does not fit Int32", values[k]));
+        if (values[k] < INT32_MIN || values[k] > INT32_MAX)
+            fail(fmt::format("value {} does not fit Int32", values[k]));
         int32_t v = static_cast<int32_t>(values[k]);
         std::memcpy(bytes.data() + 4 * k, &v, 4);
     }
@@ -288,8 +310,9 @@ void Importer::declare_inputs() {
         v.elem_type = tt.elem_type();
         for (const auto& d : tt.shape().dim()) {
             if (!d.has_dim_value())
-                throw GraphError(fmt::format("{}: {}: dimension '{}' is symbolic; export with fixed input shapes",
-                                             model_.label, what, d.dim_param()));
+                throw GraphError(
+                    fmt::format("{}: {}: dimension '{}' is symbolic; export with fixed input shapes",
+                                model_.label, what, d.dim_param()));
             v.shape.push_back(d.dim_value());
         }
         ir::DTypeEnum dtype = onnx_var_dtype(v.elem_type, *this);
@@ -328,14 +351,16 @@ ir::Graph Importer::run() {
     for (const auto& op : model_.proto->opset_import())
         if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
     if (opset_ < 7)
-        throw GraphError(fmt::format("{}: opset {} is older than the oldest supported (7)", model_.label, opset_));
+        throw GraphError(
+            fmt::format("{}: opset {} is older than the oldest supported (7)", model_.label, opset_));
     declare_inputs();
     for (const auto& n : g.node()) convert(n);
     node_ = nullptr;
     for (const auto& out : g.output()) {
         auto it = values_.find(out.name());
         if (it == values_.end())
-            throw GraphError(fmt::format("{}: graph output '{}' is produced by no node", model_.label, out.name()));
+            throw GraphError(
+                fmt::format("{}: graph output '{}' is produced by no node", model_.label, out.name()));
         if (!it->second.var.valid()) it->second.var = materialize(it->second, out.name());
         builder_.output(it->second.var, out.name());
     }

@@ -33,7 +33,7 @@ using Shape = std::vector<int64_t>;
 struct Value {
     int32_t elem_type = 0;  // onnx::TensorProto::DataType
     Shape shape;
-    ir::VarId var;          // invalid until it is (or becomes) a graph var
+    ir::VarId var;  // invalid until it is (or becomes) a graph var
     bool is_const = false;
     ir::Bytes bytes;
     std::shared_ptr<const void> keepalive;
@@ -43,17 +43,17 @@ struct Value {
 int64_t element_count(const Shape& s);
 
 class Importer {
-public:
+  public:
     Importer(const OnnxModelFile& model, const OnnxImportOptions& options);
     ir::Graph run();
 
     // --- the node being converted ---
     const onnx::NodeProto& node() const { return *node_; }
     [[noreturn]] void fail(std::string_view what) const;
-    size_t input_count() const;           // declared inputs, including empty (omitted) ones
-    bool has_input(size_t i) const;       // declared and not omitted
-    const Value& input(size_t i) const;   // fails when omitted
-    ir::VarId var(size_t i);              // the input as a graph var (materializes constants)
+    size_t input_count() const;          // declared inputs, including empty (omitted) ones
+    bool has_input(size_t i) const;      // declared and not omitted
+    const Value& input(size_t i) const;  // fails when omitted
+    ir::VarId var(size_t i);             // the input as a graph var (materializes constants)
     bool is_const(size_t i) const { return has_input(i) && input(i).is_const; }
     std::vector<int64_t> const_ints(size_t i, std::string_view what) const;
     std::vector<double> const_floats(size_t i, std::string_view what) const;
@@ -103,7 +103,7 @@ public:
     // The default-domain opset the model imports.
     int64_t opset() const { return opset_; }
 
-private:
+  private:
     void declare_inputs();
     void convert(const onnx::NodeProto& n);
     Value& lookup(const std::string& name);
@@ -129,8 +129,12 @@ private:
 
 // Param arguments from 64-bit integers and doubles (NamedParamArg's own
 // constructors take int and float, which int64_t and double would make ambiguous).
-inline ir::NamedParamArg int_param(std::string field, int64_t v) { return {std::move(field), ir::ParamArg(v)}; }
-inline ir::NamedParamArg float_param(std::string field, double v) { return {std::move(field), ir::ParamArg(v)}; }
+inline ir::NamedParamArg int_param(std::string field, int64_t v) {
+    return {std::move(field), ir::ParamArg(v)};
+}
+inline ir::NamedParamArg float_param(std::string field, double v) {
+    return {std::move(field), ir::ParamArg(v)};
+}
 
 // Handlers convert one node each; tables group them by family.
 using Handler = void (*)(Importer&);

@@ -28,9 +28,11 @@ struct Mapping {
 };
 
 // Maps a whole file read-only; the bytes stay valid while `keepalive` lives.
-ir::Bytes map_whole_file(const fs::path& path, std::shared_ptr<const void>& keepalive, std::string_view what) {
+ir::Bytes map_whole_file(const fs::path& path, std::shared_ptr<const void>& keepalive,
+                         std::string_view what) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw FormatError(fmt::format("{}: cannot open {}: {}", what, path.string(), std::strerror(errno)));
+    if (fd < 0)
+        throw FormatError(fmt::format("{}: cannot open {}: {}", what, path.string(), std::strerror(errno)));
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
         int e = errno;
@@ -74,11 +76,25 @@ std::shared_ptr<std::vector<std::byte>> narrow_copy(const google::protobuf::Repe
 size_t onnx_elem_size(int32_t t) {
     using P = onnx::TensorProto;
     switch (t) {
-        case P::FLOAT: case P::INT32: case P::UINT32: return 4;
-        case P::UINT8: case P::INT8: case P::BOOL: return 1;
-        case P::UINT16: case P::INT16: case P::FLOAT16: case P::BFLOAT16: return 2;
-        case P::INT64: case P::UINT64: case P::DOUBLE: return 8;
-        default: return 0;
+        case P::FLOAT:
+        case P::INT32:
+        case P::UINT32:
+            return 4;
+        case P::UINT8:
+        case P::INT8:
+        case P::BOOL:
+            return 1;
+        case P::UINT16:
+        case P::INT16:
+        case P::FLOAT16:
+        case P::BFLOAT16:
+            return 2;
+        case P::INT64:
+        case P::UINT64:
+        case P::DOUBLE:
+            return 8;
+        default:
+            return 0;
     }
 }
 
@@ -89,14 +105,17 @@ std::string_view onnx_elem_name(int32_t t) {
 
 OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, fs::path base_dir) {
     if (bytes.size() > static_cast<size_t>(INT_MAX))
-        throw FormatError(fmt::format("{}: {} bytes is more than a protobuf message can hold (2 GiB); "
-                                      "store the weights as external data", label, bytes.size()));
+        throw FormatError(
+            fmt::format("{}: {} bytes is more than a protobuf message can hold (2 GiB); "
+                        "store the weights as external data",
+                        label, bytes.size()));
     auto proto = std::make_shared<onnx::ModelProto>();
     google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
                                               static_cast<int>(bytes.size()));
     in.SetTotalBytesLimit(INT_MAX);  // older protobufs stop at 64 MB by default
     if (!proto->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
-        throw FormatError(fmt::format("{}: not an ONNX model (the bytes do not parse as onnx.ModelProto)", label));
+        throw FormatError(
+            fmt::format("{}: not an ONNX model (the bytes do not parse as onnx.ModelProto)", label));
     if (!proto->has_graph())
         throw FormatError(fmt::format("{}: not an ONNX model (ModelProto has no graph)", label));
     return OnnxModelFile{std::move(proto), std::move(label), std::move(base_dir)};
@@ -105,15 +124,18 @@ OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, fs::path base
 OnnxModelFile read_onnx_model(const fs::path& path) {
     std::shared_ptr<const void> mapping;
     ir::Bytes bytes = map_whole_file(path, mapping, path.string());
-    return parse_onnx_model(bytes, path.string(), path.parent_path().empty() ? fs::path(".") : path.parent_path());
+    return parse_onnx_model(bytes, path.string(),
+                            path.parent_path().empty() ? fs::path(".") : path.parent_path());
 }
 
 ir::Bytes OnnxTensorReader::map_external(const std::string& location, std::shared_ptr<const void>& keepalive,
                                          std::string_view tensor) const {
     fs::path rel(location);
     if (rel.is_absolute() || location.find("..") != std::string::npos)
-        throw FormatError(fmt::format("{}: initializer '{}': external data location '{}' must stay inside the "
-                                      "model's directory", model_.label, tensor, location));
+        throw FormatError(
+            fmt::format("{}: initializer '{}': external data location '{}' must stay inside the "
+                        "model's directory",
+                        model_.label, tensor, location));
     auto it = mappings_.find(location);
     if (it == mappings_.end()) {
         std::shared_ptr<const void> m;
@@ -148,17 +170,23 @@ OnnxTensorBytes OnnxTensorReader::read(const onnx::TensorProto& t) const {
         uint64_t offset = 0, length = want;
         bool has_length = false;
         for (const auto& kv : t.external_data()) {
-            if (kv.key() == "location") location = kv.value();
-            else if (kv.key() == "offset") offset = std::stoull(kv.value());
-            else if (kv.key() == "length") length = std::stoull(kv.value()), has_length = true;
+            if (kv.key() == "location")
+                location = kv.value();
+            else if (kv.key() == "offset")
+                offset = std::stoull(kv.value());
+            else if (kv.key() == "length")
+                length = std::stoull(kv.value()), has_length = true;
         }
         if (location.empty()) fail("external data without a location");
         ir::Bytes file = map_external(location, out.keepalive, name);
         if (offset > file.size() || length > file.size() - offset)
             fail(fmt::format("external data [{}, +{}) lies outside '{}' ({} bytes)", offset, length, location,
                              file.size()));
-        if (has_length && length != want) fail(fmt::format("external data length {} is not the {} bytes its "
-                                                           "shape and type need", length, want));
+        if (has_length && length != want)
+            fail(
+                fmt::format("external data length {} is not the {} bytes its "
+                            "shape and type need",
+                            length, want));
         out.bytes = file.subspan(offset, want);
         return out;
     }
@@ -178,11 +206,15 @@ OnnxTensorBytes OnnxTensorReader::read(const onnx::TensorProto& t) const {
     } else {
         // int32_data holds the narrow integer types (and float16 bits) widened.
         std::shared_ptr<std::vector<std::byte>> copy;
-        if (elem == 1) copy = narrow_copy<uint8_t>(t.int32_data());
-        else if (elem == 2) copy = narrow_copy<uint16_t>(t.int32_data());
+        if (elem == 1)
+            copy = narrow_copy<uint8_t>(t.int32_data());
+        else if (elem == 2)
+            copy = narrow_copy<uint16_t>(t.int32_data());
         else if (out.elem_type == P::UINT32 || out.elem_type == P::UINT64) {
-            copy = elem == 4 ? narrow_copy<uint32_t>(t.uint64_data()) : narrow_copy<uint64_t>(t.uint64_data());
-        } else fail(fmt::format("no data for element type {}", onnx_elem_name(out.elem_type)));
+            copy =
+                elem == 4 ? narrow_copy<uint32_t>(t.uint64_data()) : narrow_copy<uint64_t>(t.uint64_data());
+        } else
+            fail(fmt::format("no data for element type {}", onnx_elem_name(out.elem_type)));
         out.bytes = ir::Bytes(copy->data(), copy->size());
         out.keepalive = copy;
     }

@@ -23,8 +23,8 @@ namespace mgedump::formats {
 
 struct OnnxModelFile {
     std::shared_ptr<const onnx::ModelProto> proto;
-    std::string label;              // the path, for messages
-    std::filesystem::path base_dir; // where external data paths are relative to
+    std::string label;               // the path, for messages
+    std::filesystem::path base_dir;  // where external data paths are relative to
 };
 
 // Parses a whole file image (no 64 MB cap; ONNX's 2 GiB protobuf limit holds).
@@ -45,11 +45,11 @@ struct OnnxTensorBytes {
 // message; int32/int64/double typed fields are copied into owned bytes; external
 // data is viewed in its mapped side file. Throws FormatError naming the tensor.
 class OnnxTensorReader {
-public:
+  public:
     explicit OnnxTensorReader(const OnnxModelFile& model) : model_(model) {}
     OnnxTensorBytes read(const onnx::TensorProto& t) const;
 
-private:
+  private:
     ir::Bytes map_external(const std::string& location, std::shared_ptr<const void>& keepalive,
                            std::string_view tensor) const;
 

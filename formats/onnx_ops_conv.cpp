@@ -30,14 +30,16 @@ ir::VarId value_var(Importer& c, Value v, std::string_view name) { return c.mate
 void conv(Importer& c) {
     c.check_attrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
     const Value &x = c.input(0), &w = c.input(1);
-    if (w.shape.size() != 4) c.fail(fmt::format("weight (input #1) must have rank 4, has {}", w.shape.size()));
+    if (w.shape.size() != 4)
+        c.fail(fmt::format("weight (input #1) must have rank 4, has {}", w.shape.size()));
     const int64_t group = c.attr_int("group", 1);
     const int64_t oc = w.shape[0];
     if (group < 1 || oc % group != 0 || x.shape[1] != w.shape[1] * group)
         c.fail(fmt::format("group {} does not divide the channels (input {}, weight [{}])", group, x.shape[1],
                            fmt::join(w.shape, ",")));
     auto kernel = c.attr_ints("kernel_shape", {w.shape[2], w.shape[3]});
-    if (kernel != std::vector<int64_t>{w.shape[2], w.shape[3]}) c.fail("kernel_shape does not match the weight");
+    if (kernel != std::vector<int64_t>{w.shape[2], w.shape[3]})
+        c.fail("kernel_shape does not match the weight");
     Window2d win = read_window(c, x.shape, kernel);
     Shape out{x.shape[0], oc, window_out(x.shape[2], win.pad_h, kernel[0], win.stride_h, win.dilate_h),
               window_out(x.shape[3], win.pad_w, kernel[1], win.stride_w, win.dilate_w)};
@@ -74,7 +76,8 @@ void conv(Importer& c) {
 void conv_transpose(Importer& c) {
     c.check_attrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", "output_padding"});
     const Value &x = c.input(0), &w = c.input(1);
-    if (w.shape.size() != 4) c.fail(fmt::format("weight (input #1) must have rank 4, has {}", w.shape.size()));
+    if (w.shape.size() != 4)
+        c.fail(fmt::format("weight (input #1) must have rank 4, has {}", w.shape.size()));
     for (int64_t p : c.attr_ints("output_padding", {0, 0}))
         if (p != 0) c.fail("output_padding is not supported");
     if (c.attr_string("auto_pad", "NOTSET") != "NOTSET") c.fail("auto_pad is not supported");
@@ -85,9 +88,11 @@ void conv_transpose(Importer& c) {
     auto kernel = c.attr_ints("kernel_shape", {w.shape[2], w.shape[3]});
     Window2d win = read_window(c, x.shape, kernel);
     const int64_t oc = w.shape[1] * group;
-    Shape out{x.shape[0], oc, (x.shape[2] - 1) * win.stride_h - 2 * win.pad_h + win.dilate_h * (kernel[0] - 1) + 1,
+    Shape out{x.shape[0], oc,
+              (x.shape[2] - 1) * win.stride_h - 2 * win.pad_h + win.dilate_h * (kernel[0] - 1) + 1,
               (x.shape[3] - 1) * win.stride_w - 2 * win.pad_w + win.dilate_w * (kernel[1] - 1) + 1};
-    Shape wshape = group == 1 ? w.shape : Shape{group, w.shape[0] / group, w.shape[1], w.shape[2], w.shape[3]};
+    Shape wshape =
+        group == 1 ? w.shape : Shape{group, w.shape[0] / group, w.shape[1], w.shape[2], w.shape[3]};
     ir::ParamArgs params = conv_window_params(win);
     params.emplace_back("sparse", group == 1 ? "DENSE" : "GROUP");
     ir::VarId y = c.emit("ConvolutionBackwardData", {reshaped(c, 1, wshape), c.var(0)}, params);
@@ -107,10 +112,11 @@ void batch_norm(Importer& c) {
     if (s.size() < 2) c.fail("input must have a channel axis");
     s[1] = static_cast<int64_t>(bn.scale.size());
     Value scale = float_const(bn.scale, s), bias = float_const(bn.bias, s);
-    scale.param_name = c.node().input(1);
-    bias.param_name = c.node().input(2);
-    ir::VarId y = c.emit("Elemwise", {c.var(0), value_var(c, scale, scale.param_name), value_var(c, bias, bias.param_name)},
-                         {{"mode", "FUSE_MUL_ADD3"}});
+    scale.param_name = c.node().output(0) + ".scale";
+    bias.param_name = c.node().output(0) + ".bias";
+    ir::VarId y = c.emit(
+        "Elemwise", {c.var(0), value_var(c, scale, scale.param_name), value_var(c, bias, bias.param_name)},
+        {{"mode", "FUSE_MUL_ADD3"}});
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
 

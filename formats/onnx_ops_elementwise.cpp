@@ -17,7 +17,8 @@ bool is_integer(int32_t t) { return t != P::FLOAT && t != P::DOUBLE && t != P::F
 
 // Both inputs constant integers: compute the result with numpy broadcasting.
 bool fold_integer_binary(Importer& c, std::string_view op, const Shape& out_shape) {
-    if (!c.is_const(0) || !c.is_const(1) || !is_integer(c.input(0).elem_type) || !is_integer(c.input(1).elem_type))
+    if (!c.is_const(0) || !c.is_const(1) || !is_integer(c.input(0).elem_type) ||
+        !is_integer(c.input(1).elem_type))
         return false;
     std::vector<int64_t> a = c.const_ints(0, "operand"), b = c.const_ints(1, "operand");
     const Shape &sa = c.input(0).shape, &sb = c.input(1).shape;
@@ -39,13 +40,17 @@ bool fold_integer_binary(Importer& c, std::string_view op, const Shape& out_shap
     };
     for (int64_t k = 0; k < static_cast<int64_t>(out.size()); ++k) {
         int64_t x = a[index_in(sa, k)], y = b[index_in(sb, k)];
-        if (op == "Add") out[k] = x + y;
-        else if (op == "Sub") out[k] = x - y;
-        else if (op == "Mul") out[k] = x * y;
+        if (op == "Add")
+            out[k] = x + y;
+        else if (op == "Sub")
+            out[k] = x - y;
+        else if (op == "Mul")
+            out[k] = x * y;
         else if (op == "Div") {
             if (y == 0) c.fail("integer division by zero in a constant");
             out[k] = x / y;
-        } else return false;
+        } else
+            return false;
     }
     c.set_output(0, int64_const(out, out_shape));
     return true;
@@ -56,8 +61,9 @@ void binary(Importer& c) {
     c.check_attrs({});
     const Value &a = c.input(0), &b = c.input(1);
     auto shape = broadcast_shapes(a.shape, b.shape);
-    if (!shape) c.fail(fmt::format("input shapes [{}] and [{}] do not broadcast", fmt::join(a.shape, ","),
-                                   fmt::join(b.shape, ",")));
+    if (!shape)
+        c.fail(fmt::format("input shapes [{}] and [{}] do not broadcast", fmt::join(a.shape, ","),
+                           fmt::join(b.shape, ",")));
     if (fold_integer_binary(c, c.node().op_type(), *shape)) return;
     int32_t elem = a.elem_type;
     c.set_output_var(0, c.emit("Elemwise", {c.var(0), c.var(1)}, {{"mode", kMode}}), elem, *shape);
@@ -90,12 +96,16 @@ void clip(Importer& c) {
     bound(1, lo);
     bound(2, hi);
     ir::VarId y;
-    if (lo && hi && *lo == 0 && *hi == 6) y = c.emit("Elemwise", {c.var(0)}, {{"mode", "RELU6"}});
+    if (lo && hi && *lo == 0 && *hi == 6)
+        y = c.emit("Elemwise", {c.var(0)}, {{"mode", "RELU6"}});
     else if (lo && hi)
-        y = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(*lo)), c.const_f32(static_cast<float>(*hi))},
+        y = c.emit("Elemwise",
+                   {c.var(0), c.const_f32(static_cast<float>(*lo)), c.const_f32(static_cast<float>(*hi))},
                    {{"mode", "CLIP"}});
-    else if (lo) y = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(*lo))}, {{"mode", "MAX"}});
-    else if (hi) y = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(*hi))}, {{"mode", "MIN"}});
+    else if (lo)
+        y = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(*lo))}, {{"mode", "MAX"}});
+    else if (hi)
+        y = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(*hi))}, {{"mode", "MIN"}});
     else {
         c.set_output(0, x);
         return;
@@ -112,9 +122,10 @@ void hard_sigmoid(Importer& c) {
     if (std::abs(alpha - 1.0 / 6) < 1e-7 && beta == 0.5) {
         y = c.emit("Elemwise", {c.var(0)}, {{"mode", "HSIGMOID"}});
     } else {
-        ir::VarId lin = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(alpha)),
-                                            c.const_f32(static_cast<float>(beta))},
-                               {{"mode", "FUSE_MUL_ADD3"}});
+        ir::VarId lin =
+            c.emit("Elemwise",
+                   {c.var(0), c.const_f32(static_cast<float>(alpha)), c.const_f32(static_cast<float>(beta))},
+                   {{"mode", "FUSE_MUL_ADD3"}});
         y = c.emit("Elemwise", {lin, c.const_f32(0.f), c.const_f32(1.f)}, {{"mode", "CLIP"}});
     }
     c.set_output_var(0, y, x.elem_type, x.shape);
@@ -155,7 +166,8 @@ void cast(Importer& c) {
         if (is_integer(to)) {
             auto ints = decode_ints(x);
             std::vector<int64_t> values;
-            if (ints) values = *ints;
+            if (ints)
+                values = *ints;
             else
                 for (double d : c.const_floats(0, "input")) values.push_back(static_cast<int64_t>(d));
             if (to == P::BOOL)
@@ -181,13 +193,27 @@ void cast(Importer& c) {
 }
 
 constexpr OpHandler kHandlers[] = {
-    {"Add", binary<kAdd>},        {"Sub", binary<kSub>},          {"Mul", binary<kMul>},
-    {"Div", binary<kDiv>},        {"Pow", binary<kPow>},          {"Relu", unary<kRelu>},
-    {"Sigmoid", unary<kSigmoid>}, {"Tanh", unary<kTanh>},         {"Exp", unary<kExp>},
-    {"Log", unary<kLog>},         {"Sqrt", unary<kSqrt>},         {"Abs", unary<kAbs>},
-    {"Neg", unary<kNeg>},         {"Erf", unary<kErf>},           {"HardSwish", unary<kHSwish>},
-    {"Clip", clip},               {"HardSigmoid", hard_sigmoid},  {"LeakyRelu", leaky_relu},
-    {"Identity", identity},       {"Dropout", dropout},           {"Cast", cast},
+    {"Add", binary<kAdd>},
+    {"Sub", binary<kSub>},
+    {"Mul", binary<kMul>},
+    {"Div", binary<kDiv>},
+    {"Pow", binary<kPow>},
+    {"Relu", unary<kRelu>},
+    {"Sigmoid", unary<kSigmoid>},
+    {"Tanh", unary<kTanh>},
+    {"Exp", unary<kExp>},
+    {"Log", unary<kLog>},
+    {"Sqrt", unary<kSqrt>},
+    {"Abs", unary<kAbs>},
+    {"Neg", unary<kNeg>},
+    {"Erf", unary<kErf>},
+    {"HardSwish", unary<kHSwish>},
+    {"Clip", clip},
+    {"HardSigmoid", hard_sigmoid},
+    {"LeakyRelu", leaky_relu},
+    {"Identity", identity},
+    {"Dropout", dropout},
+    {"Cast", cast},
 };
 
 }  // namespace

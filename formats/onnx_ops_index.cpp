@@ -86,8 +86,10 @@ void slice(Importer& c) {
         ir::IndexDescMaskItem item{static_cast<int8_t>(s.axis), true, true, s.step != 1, false};
         inputs.push_back(c.const_i32({s.begin}));
         // A negative step's end of -1 means "before index 0", which only omitting end can say.
-        if (s.end < 0) item.end = false;
-        else inputs.push_back(c.const_i32({s.end}));
+        if (s.end < 0)
+            item.end = false;
+        else
+            inputs.push_back(c.const_i32({s.end}));
         if (item.step) inputs.push_back(c.const_i32({s.step}));
         items.push_back(item);
     }
@@ -107,7 +109,8 @@ void gather(Importer& c) {
         std::vector<int64_t> idx = c.const_ints(1, "indices");
         for (int64_t& i : idx) {
             if (i < -x.shape[axis] || i >= x.shape[axis])
-                c.fail(fmt::format("index {} is out of range for axis {} of size {}", i, axis, x.shape[axis]));
+                c.fail(
+                    fmt::format("index {} is out of range for axis {} of size {}", i, axis, x.shape[axis]));
             if (i < 0) i += x.shape[axis];
         }
         if (x.is_const) {
@@ -121,13 +124,15 @@ void gather(Importer& c) {
         }
         if (ind.shape.empty()) {
             ir::IndexDescMaskItem item{static_cast<int8_t>(axis), false, false, false, true};
-            ir::VarId y = c.emit("Subtensor", {c.var(0), c.const_i32({idx[0]})}, {{"items", std::vector{item}}});
+            ir::VarId y =
+                c.emit("Subtensor", {c.var(0), c.const_i32({idx[0]})}, {{"items", std::vector{item}}});
             if (out.empty()) out = {};  // MegEngine keeps a 1-element axis for a scalar result
             return c.set_output_var(0, y, x.elem_type, out);
         }
         if (ind.shape.size() != 1) c.fail("indices of rank > 1 are not supported");
         ir::IndexDescMaskItem item{static_cast<int8_t>(axis), false, false, false, true};
-        ir::VarId y = c.emit("IndexingMultiAxisVec", {c.var(0), c.const_i32(idx)}, {{"items", std::vector{item}}});
+        ir::VarId y =
+            c.emit("IndexingMultiAxisVec", {c.var(0), c.const_i32(idx)}, {{"items", std::vector{item}}});
         return c.set_output_var(0, y, x.elem_type, out);
     }
     if (ind.shape.size() > 1) c.fail("indices of rank > 1 are not supported");

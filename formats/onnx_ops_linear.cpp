@@ -28,7 +28,8 @@ void gemm(Importer& c) {
     const int64_t m = ta ? a.shape[1] : a.shape[0], k = ta ? a.shape[0] : a.shape[1];
     const int64_t n = tb ? b.shape[0] : b.shape[1];
     if ((tb ? b.shape[1] : b.shape[0]) != k) c.fail("A and B do not have matching inner dimensions");
-    const float alpha = static_cast<float>(c.attr_float("alpha", 1.0)), beta = static_cast<float>(c.attr_float("beta", 1.0));
+    const float alpha = static_cast<float>(c.attr_float("alpha", 1.0)),
+                beta = static_cast<float>(c.attr_float("beta", 1.0));
     ir::VarId y = c.emit("MatrixMul", {c.var(0), c.var(1)}, {{"transposeA", ta}, {"transposeB", tb}});
     if (alpha != 1.0f) y = c.emit("Elemwise", {y, c.const_f32(alpha)}, {{"mode", "MUL"}});
     if (c.has_input(2) && beta != 0.0f) {
@@ -49,7 +50,8 @@ void matmul(Importer& c) {
     Shape sb = b.shape.size() == 1 ? Shape{b.shape[0], 1} : b.shape;
     const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
     if (sb[sb.size() - 2] != k)
-        c.fail(fmt::format("inner dimensions differ: [{}] x [{}]", fmt::join(a.shape, ","), fmt::join(b.shape, ",")));
+        c.fail(fmt::format("inner dimensions differ: [{}] x [{}]", fmt::join(a.shape, ","),
+                           fmt::join(b.shape, ",")));
     Shape out;
     ir::VarId y;
     if (sb.size() == 2) {
@@ -59,8 +61,9 @@ void matmul(Importer& c) {
         y = c.emit("MatrixMul", {a2, as_shape(c, c.var(1), b.shape, sb)});
     } else {
         if (sa.size() != sb.size() || !std::equal(sa.begin(), sa.end() - 2, sb.begin()))
-            c.fail(fmt::format("batch axes of [{}] and [{}] differ; broadcasting batched products is not supported",
-                               fmt::join(a.shape, ","), fmt::join(b.shape, ",")));
+            c.fail(fmt::format(
+                "batch axes of [{}] and [{}] differ; broadcasting batched products is not supported",
+                fmt::join(a.shape, ","), fmt::join(b.shape, ",")));
         const int64_t batch = product(sa, 0, sa.size() - 2);
         out.assign(sa.begin(), sa.end() - 2);
         out.push_back(m);
@@ -71,8 +74,8 @@ void matmul(Importer& c) {
     Shape onnx_out = out;
     if (a.shape.size() == 1) onnx_out.erase(onnx_out.end() - 2);
     if (b.shape.size() == 1) onnx_out.pop_back();
-    Shape produced = sb.size() == 2 ? Shape{product(sa, 0, sa.size() - 1), n}
-                                    : Shape{product(sa, 0, sa.size() - 2), m, n};
+    Shape produced =
+        sb.size() == 2 ? Shape{product(sa, 0, sa.size() - 1), n} : Shape{product(sa, 0, sa.size() - 2), m, n};
     y = as_shape(c, y, produced, onnx_out.empty() ? Shape{1} : onnx_out);
     c.set_output_var(0, y, a.elem_type, onnx_out);
 }

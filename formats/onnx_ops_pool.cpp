@@ -20,10 +20,14 @@ int64_t ceil_out(int64_t in, int64_t pad, int64_t k, int64_t stride) {
 }
 
 void pool(Importer& c, bool is_max) {
-    if (is_max) c.check_attrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides", "storage_order"});
-    else c.check_attrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
+    if (is_max)
+        c.check_attrs(
+            {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides", "storage_order"});
+    else
+        c.check_attrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
     const Value& x = c.input(0);
-    if (c.output_count() > 1 && !c.node().output(1).empty()) c.fail("the Indices output (#1) is not supported");
+    if (c.output_count() > 1 && !c.node().output(1).empty())
+        c.fail("the Indices output (#1) is not supported");
     if (c.attr_int("storage_order", 0) != 0) c.fail("storage_order=1 is not supported");
     auto kernel = c.attr_ints("kernel_shape");
     if (kernel.size() != 2) c.fail("kernel_shape must describe 2 spatial axes");
@@ -40,22 +44,26 @@ void pool(Importer& c, bool is_max) {
             if (!is_max) c.fail("ceil_mode with a partial last window is only supported for MaxPool");
             int64_t extra_h = (wanted[2] - 1) * w.stride_h + kernel[0] - (x.shape[2] + 2 * w.pad_h);
             int64_t extra_w = (wanted[3] - 1) * w.stride_w + kernel[1] - (x.shape[3] + 2 * w.pad_w);
-            in = c.emit("Padding", {in}, {int_param("back_offset_dim2", std::max<int64_t>(0, extra_h)),
-                                          int_param("back_offset_dim3", std::max<int64_t>(0, extra_w)),
-                                          float_param("padding_val", -std::numeric_limits<double>::infinity()),
-                                          {"padding_mode", "CONSTANT"}});
+            in = c.emit("Padding", {in},
+                        {int_param("back_offset_dim2", std::max<int64_t>(0, extra_h)),
+                         int_param("back_offset_dim3", std::max<int64_t>(0, extra_w)),
+                         float_param("padding_val", -std::numeric_limits<double>::infinity()),
+                         {"padding_mode", "CONSTANT"}});
             out = wanted;
         }
     }
-    const char* mode = is_max ? "MAX" : c.attr_int("count_include_pad", 0) ? "AVERAGE" : "AVERAGE_COUNT_EXCLUDE_PADDING";
-    ir::VarId y = c.emit("Pooling", {in}, {{"mode", mode},
-                                            int_param("pad_h", w.pad_h),
-                                            int_param("pad_w", w.pad_w),
-                                            int_param("stride_h", w.stride_h),
-                                            int_param("stride_w", w.stride_w),
-                                            int_param("window_h", kernel[0]),
-                                            int_param("window_w", kernel[1]),
-                                            {"format", "NCHW"}});
+    const char* mode = is_max                               ? "MAX"
+                       : c.attr_int("count_include_pad", 0) ? "AVERAGE"
+                                                            : "AVERAGE_COUNT_EXCLUDE_PADDING";
+    ir::VarId y = c.emit("Pooling", {in},
+                         {{"mode", mode},
+                          int_param("pad_h", w.pad_h),
+                          int_param("pad_w", w.pad_w),
+                          int_param("stride_h", w.stride_h),
+                          int_param("stride_w", w.stride_w),
+                          int_param("window_h", kernel[0]),
+                          int_param("window_w", kernel[1]),
+                          {"format", "NCHW"}});
     c.set_output_var(0, y, x.elem_type, out);
 }
 
@@ -66,13 +74,15 @@ void average_pool(Importer& c) { pool(c, false); }
 void global_pool(Importer& c, const char* mode) {
     c.check_attrs({});
     const Value& x = c.input(0);
-    if (x.shape.size() != 4) c.fail(fmt::format("only 2-D (NCHW) inputs are supported, input has rank {}", x.shape.size()));
-    ir::VarId y = c.emit("Pooling", {c.var(0)}, {{"mode", mode},
-                                                 int_param("stride_h", x.shape[2]),
-                                                 int_param("stride_w", x.shape[3]),
-                                                 int_param("window_h", x.shape[2]),
-                                                 int_param("window_w", x.shape[3]),
-                                                 {"format", "NCHW"}});
+    if (x.shape.size() != 4)
+        c.fail(fmt::format("only 2-D (NCHW) inputs are supported, input has rank {}", x.shape.size()));
+    ir::VarId y = c.emit("Pooling", {c.var(0)},
+                         {{"mode", mode},
+                          int_param("stride_h", x.shape[2]),
+                          int_param("stride_w", x.shape[3]),
+                          int_param("window_h", x.shape[2]),
+                          int_param("window_w", x.shape[3]),
+                          {"format", "NCHW"}});
     c.set_output_var(0, y, x.elem_type, {x.shape[0], x.shape[1], 1, 1});
 }
 
@@ -124,14 +134,20 @@ void softmax(Importer& c) {
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     int64_t axis = normalize_axis(c.attr_int("axis", c.opset() >= 13 ? -1 : 1), rank, c, "axis");
     if (c.opset() < 13 && axis != rank - 1)
-        c.fail(fmt::format("opset {} Softmax over axes {}.. (not only the last) is not supported", c.opset(), axis));
+        c.fail(fmt::format("opset {} Softmax over axes {}.. (not only the last) is not supported", c.opset(),
+                           axis));
     c.set_output_var(0, c.emit("Softmax", {c.var(0)}, {int_param("axis", axis)}), x.elem_type, x.shape);
 }
 
 constexpr OpHandler kHandlers[] = {
-    {"MaxPool", max_pool},         {"AveragePool", average_pool}, {"GlobalAveragePool", global_average_pool},
-    {"GlobalMaxPool", global_max_pool}, {"ReduceMean", reduce_mean}, {"ReduceSum", reduce_sum},
-    {"ReduceMax", reduce_max},     {"Softmax", softmax},
+    {"MaxPool", max_pool},
+    {"AveragePool", average_pool},
+    {"GlobalAveragePool", global_average_pool},
+    {"GlobalMaxPool", global_max_pool},
+    {"ReduceMean", reduce_mean},
+    {"ReduceSum", reduce_sum},
+    {"ReduceMax", reduce_max},
+    {"Softmax", softmax},
 };
 
 }  // namespace

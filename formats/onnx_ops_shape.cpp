@@ -49,7 +49,8 @@ void reshape(Importer& c) {
     int64_t known = 1, infer = -1;
     for (size_t k = 0; k < target.size(); ++k) {
         if (target[k] == 0 && !allow_zero) {
-            if (k >= in.size()) c.fail(fmt::format("shape[{}] = 0 copies an axis the input does not have", k));
+            if (k >= in.size())
+                c.fail(fmt::format("shape[{}] = 0 copies an axis the input does not have", k));
             target[k] = in[k];
         }
         if (target[k] == -1) {
@@ -63,7 +64,8 @@ void reshape(Importer& c) {
     }
     if (infer >= 0) {
         if (known == 0 || element_count(in) % known != 0)
-            c.fail(fmt::format("cannot infer the -1 in [{}] from input [{}]", fmt::join(target, ","), fmt::join(in, ",")));
+            c.fail(fmt::format("cannot infer the -1 in [{}] from input [{}]", fmt::join(target, ","),
+                               fmt::join(in, ",")));
         target[infer] = element_count(in) / known;
     }
     reshape_to(c, target);
@@ -96,7 +98,8 @@ bool fold_concat(Importer& c, int64_t axis, const Shape& out) {
     for (int64_t o = 0; o < outer; ++o)
         for (size_t k = 0; k < c.input_count(); ++k) {
             const Value& v = c.input(k);
-            size_t chunk = static_cast<size_t>(element_count(Shape(v.shape.begin() + axis, v.shape.end()))) * elem;
+            size_t chunk =
+                static_cast<size_t>(element_count(Shape(v.shape.begin() + axis, v.shape.end()))) * elem;
             bytes->insert(bytes->end(), v.bytes.begin() + o * chunk, v.bytes.begin() + (o + 1) * chunk);
         }
     Value v;
@@ -131,25 +134,30 @@ void concat(Importer& c) {
 void split(Importer& c) {
     c.check_attrs({"axis", "split", "num_outputs"});
     const Value& x = c.input(0);
-    const int64_t axis = normalize_axis(c.attr_int("axis", 0), static_cast<int64_t>(x.shape.size()), c, "axis");
+    const int64_t axis =
+        normalize_axis(c.attr_int("axis", 0), static_cast<int64_t>(x.shape.size()), c, "axis");
     std::vector<int64_t> sizes = c.attr_ints("split");
     if (c.has_input(1)) sizes = c.const_ints(1, "split");
     const int64_t n = static_cast<int64_t>(c.output_count());
     if (sizes.empty()) {
         const int64_t part = (x.shape[axis] + n - 1) / n;
-        for (int64_t k = 0, left = x.shape[axis]; k < n; ++k, left -= part) sizes.push_back(std::min(part, left));
+        for (int64_t k = 0, left = x.shape[axis]; k < n; ++k, left -= part)
+            sizes.push_back(std::min(part, left));
     }
-    if (static_cast<int64_t>(sizes.size()) != n) c.fail(fmt::format("{} split sizes for {} outputs", sizes.size(), n));
+    if (static_cast<int64_t>(sizes.size()) != n)
+        c.fail(fmt::format("{} split sizes for {} outputs", sizes.size(), n));
     int64_t total = 0;
     for (int64_t s : sizes) total += s;
-    if (total != x.shape[axis]) c.fail(fmt::format("split sizes add up to {}, axis {} has {}", total, axis, x.shape[axis]));
+    if (total != x.shape[axis])
+        c.fail(fmt::format("split sizes add up to {}, axis {} has {}", total, axis, x.shape[axis]));
     std::vector<ir::VarId> inputs{c.var(0)};
     for (int64_t s : sizes) inputs.push_back(c.const_i32({s}));
     ir::OprId o = c.emit_opr("Split", inputs, {int_param("axis", axis)}, static_cast<uint32_t>(n));
     for (int64_t k = 0; k < n; ++k) {
         Shape s = x.shape;
         s[axis] = sizes[k];
-        c.set_output_var(static_cast<size_t>(k), c.graph().output_var(o, static_cast<uint32_t>(k)), x.elem_type, s);
+        c.set_output_var(static_cast<size_t>(k), c.graph().output_var(o, static_cast<uint32_t>(k)),
+                         x.elem_type, s);
     }
 }
 
@@ -176,7 +184,8 @@ void squeeze(Importer& c) {
     for (auto it = axes.rbegin(); it != axes.rend(); ++it) out.erase(out.begin() + *it);
     if (x.is_const || out.empty()) return reshape_to(c, out);
     std::vector<ir::AxisDesc> desc;
-    for (auto it = axes.rbegin(); it != axes.rend(); ++it) desc.push_back({ir::AxisDescMethod::REMOVE, static_cast<int32_t>(*it)});
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it)
+        desc.push_back({ir::AxisDescMethod::REMOVE, static_cast<int32_t>(*it)});
     c.set_output_var(0, c.emit("AxisAddRemove", {c.var(0)}, {{"desc", desc}}), x.elem_type, out);
 }
 
@@ -225,7 +234,8 @@ void constant(Importer& c) {
         auto v = c.attr_ints("value_ints");
         return c.set_output(0, int64_const(v, {static_cast<int64_t>(v.size())}));
     }
-    if (c.has_attr("value_float")) return c.set_output(0, float_const({static_cast<float>(c.attr_float("value_float", 0))}, {}));
+    if (c.has_attr("value_float"))
+        return c.set_output(0, float_const({static_cast<float>(c.attr_float("value_float", 0))}, {}));
     if (const auto* a = c.attr("value_floats"))
         return c.set_output(0, float_const({a->floats().begin(), a->floats().end()}, {a->floats_size()}));
     c.fail("has no value attribute (value, value_float(s), value_int(s))");
@@ -239,7 +249,8 @@ void pad(Importer& c) {
     std::vector<int64_t> pads = c.attr_ints("pads");
     if (c.has_input(1)) pads = c.const_ints(1, "pads");
     if (c.has_input(3)) c.fail("the axes input is not supported");
-    if (pads.size() != 2 * rank) c.fail(fmt::format("pads has {} entries, expected {}", pads.size(), 2 * rank));
+    if (pads.size() != 2 * rank)
+        c.fail(fmt::format("pads has {} entries, expected {}", pads.size(), 2 * rank));
     double value = c.attr_float("value", 0.0);
     if (c.has_input(2)) {
         auto v = c.const_floats(2, "constant_value");
@@ -247,7 +258,10 @@ void pad(Importer& c) {
         value = v[0];
     }
     const std::string mode = c.attr_string("mode", "constant");
-    const char* mge_mode = mode == "constant" ? "CONSTANT" : mode == "reflect" ? "REFLECT" : mode == "edge" ? "REPLICATE" : nullptr;
+    const char* mge_mode = mode == "constant"  ? "CONSTANT"
+                           : mode == "reflect" ? "REFLECT"
+                           : mode == "edge"    ? "REPLICATE"
+                                               : nullptr;
     if (!mge_mode) c.fail(fmt::format("mode '{}' is not supported", mode));
     ir::ParamArgs params{{"padding_mode", mge_mode}, float_param("padding_val", value)};
     Shape out = x.shape;
@@ -264,8 +278,8 @@ void pad(Importer& c) {
 // floor(dst * in / out) (ONNX asymmetric + floor), LINEAR samples at pixel centres
 // (ONNX half_pixel, which pytorch_half_pixel equals for outputs larger than 1).
 void resize(Importer& c) {
-    c.check_attrs({"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
-                   "extrapolation_value"});
+    c.check_attrs({"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                   "exclude_outside", "extrapolation_value"});
     const Value& x = c.input(0);
     if (x.shape.size() != 4) c.fail("only 4-D (NCHW) inputs are supported");
     const std::string mode = c.attr_string("mode", "nearest");
@@ -278,7 +292,8 @@ void resize(Importer& c) {
         auto scales = c.const_floats(scales_at, "scales");
         if (scales.size() != 4) c.fail("scales must have 4 entries");
         for (size_t k = 0; k < 4; ++k)
-            out.push_back(static_cast<int64_t>(static_cast<float>(x.shape[k]) * static_cast<float>(scales[k])));
+            out.push_back(
+                static_cast<int64_t>(static_cast<float>(x.shape[k]) * static_cast<float>(scales[k])));
     }
     if (out.size() != 4 || out[0] != x.shape[0] || out[1] != x.shape[1])
         c.fail("only the two spatial axes may be resized");
@@ -289,19 +304,21 @@ void resize(Importer& c) {
         imode = "NEAREST";
     } else if (mode == "linear") {
         if (coord != "half_pixel" && !(coord == "pytorch_half_pixel" && out[2] > 1 && out[3] > 1))
-            c.fail(fmt::format("linear resize with coordinate_transformation_mode '{}' is not supported", coord));
+            c.fail(fmt::format("linear resize with coordinate_transformation_mode '{}' is not supported",
+                               coord));
         imode = "LINEAR";
     } else {
         c.fail(fmt::format("mode '{}' is not supported", mode));
     }
-    ir::VarId y = c.emit("Resize", {c.var(0), c.const_i32({out[2], out[3]})}, {{"imode", imode}, {"format", "NCHW"}});
+    ir::VarId y =
+        c.emit("Resize", {c.var(0), c.const_i32({out[2], out[3]})}, {{"imode", imode}, {"format", "NCHW"}});
     c.set_output_var(0, y, x.elem_type, out);
 }
 
 constexpr OpHandler kHandlers[] = {
-    {"Flatten", flatten}, {"Reshape", reshape},     {"Transpose", transpose}, {"Concat", concat},
-    {"Split", split},     {"Squeeze", squeeze},     {"Unsqueeze", unsqueeze}, {"Shape", shape},
-    {"Constant", constant}, {"Pad", pad},           {"Resize", resize},
+    {"Flatten", flatten},   {"Reshape", reshape}, {"Transpose", transpose}, {"Concat", concat},
+    {"Split", split},       {"Squeeze", squeeze}, {"Unsqueeze", unsqueeze}, {"Shape", shape},
+    {"Constant", constant}, {"Pad", pad},         {"Resize", resize},
 };
 
 }  // namespace

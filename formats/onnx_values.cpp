@@ -33,21 +33,32 @@ std::shared_ptr<std::vector<std::byte>> owned_bytes(const std::vector<T>& values
 
 std::optional<std::vector<int64_t>> decode_ints(const Value& v) {
     switch (v.elem_type) {
-        case P::INT64: return load<int64_t>(v);
-        case P::INT32: return widen<int64_t>(load<int32_t>(v));
-        case P::INT16: return widen<int64_t>(load<int16_t>(v));
-        case P::INT8: return widen<int64_t>(load<int8_t>(v));
-        case P::UINT8: case P::BOOL: return widen<int64_t>(load<uint8_t>(v));
-        case P::UINT16: return widen<int64_t>(load<uint16_t>(v));
-        case P::UINT32: return widen<int64_t>(load<uint32_t>(v));
-        default: return std::nullopt;
+        case P::INT64:
+            return load<int64_t>(v);
+        case P::INT32:
+            return widen<int64_t>(load<int32_t>(v));
+        case P::INT16:
+            return widen<int64_t>(load<int16_t>(v));
+        case P::INT8:
+            return widen<int64_t>(load<int8_t>(v));
+        case P::UINT8:
+        case P::BOOL:
+            return widen<int64_t>(load<uint8_t>(v));
+        case P::UINT16:
+            return widen<int64_t>(load<uint16_t>(v));
+        case P::UINT32:
+            return widen<int64_t>(load<uint32_t>(v));
+        default:
+            return std::nullopt;
     }
 }
 
 std::optional<std::vector<double>> decode_floats(const Value& v) {
     switch (v.elem_type) {
-        case P::FLOAT: return widen<double>(load<float>(v));
-        case P::DOUBLE: return load<double>(v);
+        case P::FLOAT:
+            return widen<double>(load<float>(v));
+        case P::DOUBLE:
+            return load<double>(v);
         default: {
             auto ints = decode_ints(v);
             if (!ints) return std::nullopt;

@@ -21,7 +21,8 @@ Window2d read_window(const Importer& c, const Shape& input, const std::vector<in
     } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
         for (size_t k = 0; k < 2; ++k) {
             int64_t in = input[2 + k], out = (in + strides[k] - 1) / strides[k];
-            int64_t total = std::max<int64_t>(0, (out - 1) * strides[k] + dilations[k] * (kernel[k] - 1) + 1 - in);
+            int64_t total =
+                std::max<int64_t>(0, (out - 1) * strides[k] + dilations[k] * (kernel[k] - 1) + 1 - in);
             pads[k] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
             pads[k + 2] = total - pads[k];
         }

@@ -8,6 +8,7 @@
 #include "engine/load.h"
 #include "formats/graph_json.h"
 #include "formats/model_reader.h"
+#include "formats/onnx_import.h"
 #include "ir/error.h"
 
 namespace mgedump::jobs {
@@ -50,11 +51,18 @@ ModelInput read_model_input(const fs::path& path) {
     in.file_bytes = file.bytes.size();
     XXH128_hash_t h = XXH3_128bits(file.bytes.data(), file.bytes.size());
     in.file_digest = fmt::format("{:016x}{:016x}", h.high64, h.low64);
+    // ONNX has no magic number: known by name. (External weight files are not in the digest.)
+    if (path.extension() == ".onnx") {
+        in.graph = formats::import_onnx_bytes(file.bytes, path.string(),
+                                              path.parent_path().empty() ? fs::path(".") : path.parent_path());
+        return in;
+    }
     if (!is_model(file.bytes, path)) {
         std::string_view text(reinterpret_cast<const char*>(file.bytes.data()), file.bytes.size());
         formats::GraphJsonReadOptions o;
         o.label = path.string();
         o.base_dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+        o.npy_files_read = &in.dependencies;
         in.graph = formats::parse_graph_json(text, o);
         return in;
     }

@@ -1,5 +1,6 @@
-// Reading one job's input into a graph: graph JSON (formats/graph_json.h) or a
-// .mge file of either format (engine/load.h), told apart by the model magic.
+// Reading one job's input into a graph: graph JSON (formats/graph_json.h), a .mge
+// file of either format (engine/load.h), told apart by the model magic, or an ONNX
+// model (formats/onnx_import.h), known by its .onnx name.
 // Also the cheap up-front estimate of what a model will cost in memory.
 #pragma once
 
@@ -18,6 +19,9 @@ struct ModelInput {
     std::optional<ir::Metadata> metadata;  // a loaded .mge file's; re-dumps keep it
     uint64_t file_bytes = 0;
     std::string file_digest;  // xxh3-128 of the input file
+    // Other files the graph was built from (a graph JSON's .npy files, in document
+    // order), which incremental stamps record next to the input.
+    std::vector<std::filesystem::path> dependencies;
 };
 
 // Throws Error (FormatError, GraphError, ...) naming the path.

@@ -81,7 +81,8 @@ TEST(OnnxConv, AsymmetricPadsAreAnErrorNamingTheNode) {
         m.import();
         FAIL();
     } catch (const GraphError& e) {
-        EXPECT_NE(std::string(e.what()).find("test.onnx: node 'c7' (Conv): asymmetric pads"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("test.onnx: node 'c7' (Conv): asymmetric pads"),
+                  std::string::npos)
             << e.what();
     }
 }
@@ -145,8 +146,8 @@ TEST(OnnxConv, BatchNormInTrainingModeIsAnError) {
     OnnxModel m(15);
     m.input("x", {1, 2, 4, 4}).output("y");
     for (const char* n : {"gamma", "beta", "mean", "var"}) m.ramp(n, {2});
-    set_attr(m.node("BatchNormalization", {"x", "gamma", "beta", "mean", "var"}, {"y"}, "bn"), "training_mode",
-             int64_t{1});
+    set_attr(m.node("BatchNormalization", {"x", "gamma", "beta", "mean", "var"}, {"y"}, "bn"),
+             "training_mode", int64_t{1});
     EXPECT_THROW(m.import(), GraphError);
 }
 

@@ -147,8 +147,14 @@ TEST(OnnxModelImport, UnsupportedAttributeNamesTheAttribute) {
 TEST(OnnxModelImport, SymbolicInputDimensionIsAnErrorNamingTheInput) {
     OnnxModel m;
     m.input("x", {1, 3}).output("y");
-    m.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(
-        0)->set_dim_param("batch");
+    m.proto()
+        .mutable_graph()
+        ->mutable_input(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(0)
+        ->set_dim_param("batch");
     m.node("Relu", {"x"}, {"y"});
     std::string msg = import_error(m);
     EXPECT_NE(msg.find("graph input 'x': dimension 'batch' is symbolic"), std::string::npos) << msg;
@@ -158,7 +164,8 @@ TEST(OnnxModelImport, OperatorFromAnotherDomainIsAnError) {
     OnnxModel m;
     m.input("x", {4}).output("y");
     m.node("Relu", {"x"}, {"y"}, "r").set_domain("com.microsoft");
-    EXPECT_EQ(import_error(m), "test.onnx: node 'r' (Relu): operator domain 'com.microsoft' is not supported");
+    EXPECT_EQ(import_error(m),
+              "test.onnx: node 'r' (Relu): operator domain 'com.microsoft' is not supported");
 }
 
 TEST(OnnxModelImport, ShapeDependentValueThatIsNotConstantIsAnError) {

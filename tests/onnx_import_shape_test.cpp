@@ -93,7 +93,8 @@ TEST(OnnxShape, SqueezeAndUnsqueezeAreAxisAddRemove) {
     auto rm = std::get<std::vector<ir::AxisDesc>>(field(g, find_opr(g, "AxisAddRemove", 0), "desc"));
     auto add = std::get<std::vector<ir::AxisDesc>>(field(g, find_opr(g, "AxisAddRemove", 1), "desc"));
     EXPECT_EQ(rm, (std::vector<ir::AxisDesc>{{ir::AxisDescMethod::REMOVE, 1}}));
-    EXPECT_EQ(add, (std::vector<ir::AxisDesc>{{ir::AxisDescMethod::ADD_1, 0}, {ir::AxisDescMethod::ADD_1, 3}}));
+    EXPECT_EQ(add,
+              (std::vector<ir::AxisDesc>{{ir::AxisDescMethod::ADD_1, 0}, {ir::AxisDescMethod::ADD_1, 3}}));
     expect_round_trip(g);
 }
 

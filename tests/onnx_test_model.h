@@ -24,7 +24,7 @@ namespace mgedump::test {
 using OnnxType = onnx::TensorProto;
 
 class OnnxModel {
-public:
+  public:
     explicit OnnxModel(int64_t opset = 13) {
         m_.set_ir_version(8);
         m_.set_producer_name("mgedump-tests");
@@ -44,7 +44,8 @@ public:
         v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
         return *this;
     }
-    onnx::TensorProto& initializer(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& values) {
+    onnx::TensorProto& initializer(const std::string& name, std::vector<int64_t> dims,
+                                   const std::vector<float>& values) {
         auto* t = m_.mutable_graph()->add_initializer();
         fill(*t, name, dims, OnnxType::FLOAT, values.data(), values.size() * 4);
         return *t;
@@ -63,8 +64,8 @@ public:
         for (size_t k = 0; k < v.size(); ++k) v[k] = static_cast<float>(k) * step;
         return initializer(name, dims, v);
     }
-    onnx::NodeProto& node(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
-                          const std::string& name = "") {
+    onnx::NodeProto& node(const std::string& op, std::vector<std::string> inputs,
+                          std::vector<std::string> outputs, const std::string& name = "") {
         auto* n = m_.mutable_graph()->add_node();
         n->set_op_type(op);
         n->set_name(name.empty() ? op + "_" + std::to_string(m_.graph().node_size()) : name);
@@ -85,7 +86,7 @@ public:
         return path;
     }
 
-private:
+  private:
     static void value_info(onnx::ValueInfoProto* v, const std::string& name, const std::vector<int64_t>& dims,
                            int32_t type) {
         v->set_name(name);
@@ -93,8 +94,8 @@ private:
         t->set_elem_type(type);
         for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
     }
-    static void fill(onnx::TensorProto& t, const std::string& name, const std::vector<int64_t>& dims, int32_t type,
-                     const void* data, size_t size) {
+    static void fill(onnx::TensorProto& t, const std::string& name, const std::vector<int64_t>& dims,
+                     int32_t type, const void* data, size_t size) {
         t.set_name(name);
         t.set_data_type(type);
         for (int64_t d : dims) t.add_dims(d);
@@ -172,8 +173,9 @@ inline std::string enum_field(const ir::Graph& g, ir::OprId o, std::string_view 
         const ir::ParamTableDesc& t = ir::param_table(p.table);
         int idx = ir::find_field(t, name);
         if (idx < 0) continue;
-        const ir::EnumMember* m = ir::find_enum_member(*t.fields[static_cast<size_t>(idx)].enum_type,
-                                                       static_cast<uint32_t>(std::get<int64_t>(p.fields[idx])));
+        const ir::EnumMember* m =
+            ir::find_enum_member(*t.fields[static_cast<size_t>(idx)].enum_type,
+                                 static_cast<uint32_t>(std::get<int64_t>(p.fields[idx])));
         return m ? std::string(m->name) : "?";
     }
     ADD_FAILURE() << "operator has no field " << name;
@@ -220,7 +222,8 @@ inline void expect_round_trip(const ir::Graph& g) {
             auto bytes = std::make_shared<std::vector<std::byte>>(d.bytes.to_bytes());
             formats::LoadedModel m = formats::read_model(ir::Bytes(*bytes), bytes);
             if (as_is)
-                EXPECT_EQ(compute_ops(m.graph), compute_ops(g)) << (format == engine::DumpFormat::FBS ? "FBS" : "FBS_V2");
+                EXPECT_EQ(compute_ops(m.graph), compute_ops(g))
+                    << (format == engine::DumpFormat::FBS ? "FBS" : "FBS_V2");
             else
                 EXPECT_FALSE(compute_ops(m.graph).empty());
         }

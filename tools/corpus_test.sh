@@ -9,7 +9,7 @@ bash tools/setup.sh --corpus
 bash tools/build.sh
 corpus=build/onnx-corpus
 missing=()
-for m in resnet18 resnet50 mobilenet_v2 shufflenet_v2_x0_5 squeezenet1_1 efficientnet_b0 vgg11 transformer_encoder; do
+for m in resnet18 resnet18_unfused_bn resnet50 mobilenet_v2 shufflenet_v2_x0_5 squeezenet1_1 efficientnet_b0 vgg11 transformer_encoder; do
   [[ -f "$corpus/$m.onnx" && -f "$corpus/$m.expect.json" ]] || missing+=("$m")
 done
 if (( ${#missing[@]} )); then

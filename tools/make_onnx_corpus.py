@@ -17,10 +17,11 @@ compares mgedump's output with something mgedump did not produce:
     ConvolutionBackwardData, Gemm/MatMul -> MatrixMul/BatchedMatrixMul, pools ->
     Pooling, Softmax -> Softmax;
   * params (initializers imported as SharedDeviceTensor): every initializer read as
-    data, minus those only read as shape/axes/bounds operands (folded or re-created
-    as small constants); a BatchNormalization whose input is a Conv output read by
-    nothing else is folded: its four statistics disappear and the Conv gains a bias
-    if it had none; INT64 data initializers are stored as Int32 (half the bytes).
+    data (Identity aliases count once), minus those only read as shape/axes/bounds
+    operands (folded or re-created as small constants); a BatchNormalization whose
+    input is a Conv output read by nothing else is folded: the Conv gets a new weight
+    and a new bias, and the statistics and old weight/bias count only where still
+    read elsewhere; INT64 data initializers are stored as Int32 (half the bytes).
 """
 import argparse
 import json
@@ -60,18 +61,18 @@ def expectations(model):
     graph_outputs = {o.name for o in g.output}
     producer = {o: n for n in g.node for o in n.output}
 
-    def data_use(name):
-        for n in consumers.get(name, []):
-            for pos, i in enumerate(n.input):
-                if i == name and pos not in SHAPE_OPERANDS.get(n.op_type, ()):
-                    # Gather with a constant data input and constant indices folds.
-                    if n.op_type == "Gather" and (pos == 1 or n.input[1] in inits):
-                        continue
-                    return True
-        return False
+    def resolve(name):
+        # torch writes shared initializers as Identity nodes; the importer treats an
+        # alias as the initializer itself.
+        while name in producer and producer[name].op_type == "Identity":
+            name = producer[name].input[0]
+        return name
 
-    params = {name for name in inits if data_use(name)}
-    folded_bn = 0
+    def as_array(name):
+        return numpy_helper.to_array(inits[name])
+
+    folded_bns, folded_convs = set(), set()
+    folded_bytes = 0
     for n in g.node:
         if n.op_type != "BatchNormalization":
             continue
@@ -80,20 +81,43 @@ def expectations(model):
             continue
         if len(consumers.get(n.input[0], [])) != 1 or n.input[0] in graph_outputs:
             continue
-        if not all(i in inits for i in n.input[1:]) or conv.input[1] not in inits:
+        if not all(resolve(i) in inits for i in n.input[1:]) or resolve(conv.input[1]) not in inits:
             continue
-        folded_bn += 1
-        # The folded bias is a new tensor named after BN's beta, the same size as
-        # beta; gamma, mean, var and the Conv's own bias are no longer read.
-        gone = [n.input[1], n.input[3], n.input[4]]
-        if len(conv.input) > 2 and conv.input[2]:
-            gone.append(conv.input[2])
-        for stat in gone:
-            if all(c in (n, conv) for c in consumers[stat]):
-                params.discard(stat)
+        folded_bns.add(id(n))
+        folded_convs.add(id(conv))
+        # A new weight (same size) and a new bias (one float per output channel).
+        weight = as_array(resolve(conv.input[1]))
+        folded_bytes += weight.nbytes + weight.shape[0] * 4
+
+    # A BatchNormalization left on its own becomes x * scale + bias: two new tensors
+    # of one float per channel instead of its four statistics.
+    lone_bns = 0
+    for n in g.node:
+        if n.op_type == "BatchNormalization" and id(n) not in folded_bns:
+            lone_bns += 1
+            folded_bytes += 2 * as_array(resolve(n.input[1])).nbytes
+
+    # Initializers still read as data once the folded operands are gone.
+    kept = set()
+    for n in g.node:
+        if n.op_type == "Identity":
+            continue
+        for pos, i in enumerate(n.input):
+            r = resolve(i) if i else ""
+            if r not in inits:
+                continue
+            if n.op_type == "BatchNormalization" and pos >= 1:
+                continue
+            if id(n) in folded_convs and pos in (1, 2):
+                continue
+            if pos in SHAPE_OPERANDS.get(n.op_type, ()):
+                continue
+            if n.op_type == "Gather" and (pos == 1 or resolve(n.input[1]) in inits):
+                continue  # constant indices (and constant data) are folded
+            kept.add(r)
 
     def stored_bytes(name):
-        a = numpy_helper.to_array(inits[name])
+        a = as_array(name)
         return a.nbytes // 2 if a.dtype == np.int64 else a.nbytes
 
     histogram = {}
@@ -104,10 +128,10 @@ def expectations(model):
         "onnx_op_histogram": dict(sorted(histogram.items())),
         "onnx_initializers": len(inits),
         "onnx_initializer_bytes": int(sum(numpy_helper.to_array(t).nbytes for t in g.initializer)),
-        "folded_batch_norms": folded_bn,
+        "folded_batch_norms": len(folded_bns),
         "families": {k: sum(histogram.get(op, 0) for op in ops) for k, ops in FAMILIES.items()},
-        "params": len(params),
-        "param_bytes": int(sum(stored_bytes(p) for p in params)),
+        "params": len(kept) + 2 * len(folded_bns) + 2 * lone_bns,
+        "param_bytes": int(sum(stored_bytes(p) for p in kept) + folded_bytes),
         "inputs": [i.name for i in g.input if i.name not in inits],
         "outputs": [o.name for o in g.output],
     }
@@ -117,15 +141,18 @@ def models():
     import torch
     import torchvision.models as tv
 
-    def vision(factory):
-        return lambda: (factory(weights=None), torch.randn(1, 3, 224, 224))
+    def vision(factory, **export):
+        return lambda: (factory(weights=None), torch.randn(1, 3, 224, 224), export)
 
     def transformer():
         layer = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.1)
-        return torch.nn.TransformerEncoder(layer, num_layers=2), torch.randn(16, 2, 64)
+        return torch.nn.TransformerEncoder(layer, num_layers=2), torch.randn(16, 2, 64), {}
 
     return {
         "resnet18": vision(tv.resnet18),
+        # Eval-mode export folds BatchNorm into Conv itself; PRESERVE keeps the
+        # BatchNormalization nodes, so the importer's own folding is exercised.
+        "resnet18_unfused_bn": vision(tv.resnet18, training=torch.onnx.TrainingMode.PRESERVE),
         "resnet50": vision(tv.resnet50),
         "mobilenet_v2": vision(tv.mobilenet_v2),
         "shufflenet_v2_x0_5": vision(tv.shufflenet_v2_x0_5),
@@ -153,12 +180,12 @@ def main():
             sys.exit(f"unknown model {name!r}; known: {', '.join(table)}")
         started = time.time()
         torch.manual_seed(0)
-        model, example = table[name]()
+        model, example, export = table[name]()
         model.eval()
         path = os.path.join(args.out_dir, f"{name}.onnx")
         with torch.no_grad():
             torch.onnx.export(model, example, path, opset_version=args.opset, input_names=["input"],
-                              output_names=["output"], do_constant_folding=True)
+                              output_names=["output"], do_constant_folding=True, **export)
         expect = expectations(onnx.load(path))
         expect["model"] = name
         expect["onnx_file_bytes"] = os.path.getsize(path)

@@ -6,13 +6,13 @@
 //
 //   MGEDUMP_ONNX_CORPUS=DIR build/mgedump_corpus_tests
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "engine/dump.h"
 #include "formats/model_reader.h"
@@ -75,7 +75,8 @@ class OnnxCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxCorpus, ConvertsToBothFormatsAndMatchesTheOnnxGraph) {
     const fs::path model = corpus_dir() / (GetParam() + ".onnx");
-    nlohmann::json expect = nlohmann::json::parse(std::ifstream(corpus_dir() / (GetParam() + ".expect.json")));
+    nlohmann::json expect =
+        nlohmann::json::parse(std::ifstream(corpus_dir() / (GetParam() + ".expect.json")));
     ir::Graph g = formats::import_onnx(model, {.params_as_shared_device_tensor = true});
     for (auto format : {engine::DumpFormat::FBS, engine::DumpFormat::FBS_V2}) {
         SCOPED_TRACE(format == engine::DumpFormat::FBS ? "FBS" : "FBS_V2");
@@ -98,8 +99,8 @@ TEST_P(OnnxCorpus, ConvertsToBothFormatsAndMatchesTheOnnxGraph) {
         engine::Dumped rewritten = engine::dump_graph(g, o);
         auto rb = std::make_shared<std::vector<std::byte>>(rewritten.bytes.to_bytes());
         EXPECT_NO_THROW(formats::read_model(ir::Bytes(*rb), rb));
-        std::printf("  %-22s %-6s nr_opr %5llu  params %4lld  param bytes %11lld  file %11zu\n", GetParam().c_str(),
-                    format == engine::DumpFormat::FBS ? "FBS" : "FBS_V2",
+        std::printf("  %-22s %-6s nr_opr %5llu  params %4lld  param bytes %11lld  file %11zu\n",
+                    GetParam().c_str(), format == engine::DumpFormat::FBS ? "FBS" : "FBS_V2",
                     static_cast<unsigned long long>(d.result.nr_opr), static_cast<long long>(c.params),
                     static_cast<long long>(c.param_bytes), bytes->size());
     }
@@ -110,8 +111,9 @@ INSTANTIATE_TEST_SUITE_P(Corpus, OnnxCorpus, ::testing::ValuesIn(corpus_models()
 
 TEST(OnnxCorpusPresent, HasEveryModelTheIssueNames) {
     auto names = corpus_models();
-    for (const char* want : {"resnet18", "resnet50", "mobilenet_v2", "shufflenet_v2_x0_5", "squeezenet1_1",
-                             "efficientnet_b0", "vgg11", "transformer_encoder"})
+    for (const char* want :
+         {"resnet18", "resnet18_unfused_bn", "resnet50", "mobilenet_v2", "shufflenet_v2_x0_5",
+          "squeezenet1_1", "efficientnet_b0", "vgg11", "transformer_encoder"})
         EXPECT_NE(std::find(names.begin(), names.end(), want), names.end())
             << want << " missing from " << corpus_dir() << " (run tools/make_onnx_corpus.py)";
 }

@@ -1,8 +1,9 @@
-// `mgedump dump GRAPH.json... -o OUT.mge [options]`: graphs to one artifact. Several
+// `mgedump dump GRAPH.json|MODEL.onnx... -o OUT.mge [options]`: graphs to one artifact. Several
 // inputs (or --append to an existing file) give several graphs in one file, one
 // after the other, as MegEngine's trace.dump(append=True) does (spec §11.3).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -12,6 +13,7 @@
 #include "engine/artifact_file.h"
 #include "engine/dump.h"
 #include "formats/graph_json.h"
+#include "formats/onnx_import.h"
 #include "ir/error.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/dump_flags.h"
@@ -24,6 +26,7 @@ struct DumpCommand {
     std::vector<std::string> inputs;
     std::string output;
     bool append = false;
+    formats::OnnxImportOptions onnx;
     DumpFlags flags;
 };
 
@@ -44,7 +47,9 @@ void run_dump(const DumpCommand& c) {
         std::vector<engine::Dumped> dumps;
         for (const std::string& input : c.inputs) {
             current = input;
-            ir::Graph g = formats::read_graph_json_file(input);
+            // ONNX has no magic number; its files are known by name.
+            ir::Graph g = std::filesystem::path(input).extension() == ".onnx" ? formats::import_onnx(input, c.onnx)
+                                                                              : formats::read_graph_json_file(input);
             dumps.push_back(engine::dump_graph(g, options));
         }
         // Nothing is written unless every graph dumped.
@@ -81,11 +86,18 @@ void run_dump(const DumpCommand& c) {
 
 void register_dump(CLI::App& app) {
     auto cmd_state = std::make_shared<DumpCommand>();
-    CLI::App* cmd = app.add_subcommand("dump", "Serialize a graph (graph JSON) into a .mge file");
-    cmd->add_option("inputs", cmd_state->inputs, "graph JSON file(s) (formats/GRAPH_JSON.md); several give several graphs in one file")
+    CLI::App* cmd = app.add_subcommand("dump", "Serialize a graph (graph JSON or ONNX) into a .mge file");
+    cmd->add_option("inputs", cmd_state->inputs,
+                    "graph JSON file(s) (formats/GRAPH_JSON.md) or ONNX models (*.onnx, formats/ONNX_IMPORT.md); "
+                    "several give several graphs in one file")
         ->required();
     cmd->add_option("-o,--output", cmd_state->output, "the .mge file to write")->required();
     cmd->add_flag("--append", cmd_state->append, "append to the output file's existing graphs instead of replacing it");
+    cmd->add_flag("--params-as-shared", cmd_state->onnx.params_as_shared_device_tensor,
+                  "ONNX inputs: initializers become named params (SharedDeviceTensor), so --keep-param-name keeps "
+                  "their names");
+    cmd->add_flag("!--no-fold-batch-norm", cmd_state->onnx.fold_batch_norm,
+                  "ONNX inputs: keep BatchNormalization as an Elemwise instead of folding it into the Conv before it");
     add_dump_flags(*cmd, cmd_state->flags);
     cmd->callback([cmd_state] { run_dump(*cmd_state); });
 }

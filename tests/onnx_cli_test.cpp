@@ -1,0 +1,78 @@
+// ONNX models through the command line: `mgedump dump model.onnx` and batch manifests.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_run.h"
+#include "engine/load.h"
+#include "onnx_test_model.h"
+
+namespace mgedump::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class OnnxCli : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir = fs::temp_directory_path() / ("mgedump_onnx_cli_" + std::to_string(::getpid()) + "_" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+    }
+    void TearDown() override { fs::remove_all(dir); }
+
+    fs::path small_cnn(const std::string& name) {
+        OnnxModel m;
+        m.input("data", {1, 3, 8, 8}).output("prob");
+        m.ramp("conv.weight", {4, 3, 3, 3});
+        m.ramp("conv.bias", {4});
+        set_attr(m.node("Conv", {"data", "conv.weight", "conv.bias"}, {"c"}), "pads",
+                 std::vector<int64_t>{1, 1, 1, 1});
+        m.node("Relu", {"c"}, {"r"});
+        m.node("GlobalAveragePool", {"r"}, {"p"});
+        m.node("Flatten", {"p"}, {"f"});
+        m.node("Softmax", {"f"}, {"prob"});
+        return m.write(dir / name);
+    }
+    fs::path dir;
+};
+
+TEST_F(OnnxCli, DumpConvertsAnOnnxModelAndKeepsParamNamesWhenAsked) {
+    fs::path model = small_cnn("cnn.onnx");
+    fs::path out = dir / "cnn.mge";
+    CliRun r = run_cli("dump " + model.string() + " -o " + out.string() +
+                       " --params-as-shared --keep-param-name --dump-format FBS --json");
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("\"conv.weight\""), std::string::npos) << r.out;
+    formats::LoadedModel m = engine::load_file(out.string());
+    EXPECT_EQ(m.format, formats::ModelFormat::FbsMGBC);
+    EXPECT_EQ(count_ops(m.graph, "ConvBias"), 1u);
+    EXPECT_EQ(count_ops(m.graph, "SharedDeviceTensor"), 2u);
+}
+
+TEST_F(OnnxCli, UnsupportedOperatorFailsWithTheNodeAndLeavesNoOutput) {
+    OnnxModel m;
+    m.input("x", {4}).output("y");
+    m.node("Celu", {"x"}, {"y"}, "act");
+    fs::path model = m.write(dir / "bad.onnx");
+    fs::path out = dir / "bad.mge";
+    CliRun r = run_cli("dump " + model.string() + " -o " + out.string());
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.out.find("node 'act' (Celu): operator type is not supported"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(OnnxCli, BatchManifestAcceptsOnnxInputs) {
+    small_cnn("cnn.onnx");
+    std::ofstream(dir / "jobs.json") << R"({"jobs": [{"input": "cnn.onnx", "output": "cnn.mge"}]})";
+    CliRun r = run_cli("batch " + (dir / "jobs.json").string() + " -o " + (dir / "out").string());
+    ASSERT_EQ(r.status, 0) << r.out;
+    formats::LoadedModel m = engine::load_file((dir / "out" / "cnn.mge").string());
+    EXPECT_EQ(count_ops(m.graph, "ConvBias"), 1u);
+    EXPECT_EQ(count_ops(m.graph, "Pooling"), 1u);
+}
+
+}  // namespace
+}  // namespace mgedump::test
