@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -17,6 +18,9 @@ struct GraphJsonReadOptions {
     std::string label = "graph.json";
     // Directory that "npy" paths are relative to (the JSON file's directory).
     std::filesystem::path base_dir = ".";
+    // When set, receives the path of every .npy file read, in document order (once
+    // per mention), so a caller knows which files the graph was built from.
+    std::vector<std::filesystem::path>* npy_files_read = nullptr;
 };
 
 // Parses, builds and validates a graph. Throws FormatError for anything wrong in

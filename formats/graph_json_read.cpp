@@ -181,6 +181,7 @@ private:
             } catch (const FormatError& err) {
                 fail(ctx, fmt::format("npy \"{}\": {}", rel, err.what()));
             }
+            if (opt_.npy_files_read) opt_.npy_files_read->push_back(p);
             if (!have_dtype) t.dtype = ir::DType::of(a.dtype);
             if (shape && t.shape != a.shape)
                 fail(ctx, fmt::format("npy \"{}\": its shape [{}] does not match the declared shape [{}]", rel,
