@@ -6,7 +6,6 @@
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <atomic>
 #include <chrono>
@@ -41,21 +40,10 @@ struct InFlight {
     size_t slot = 0;        // first report row of this job
     uint64_t footprint = 0; // held in the memory gate until the job is done
     std::optional<ModelInput> input;
-    std::string input_digest;
+    std::optional<std::vector<StampedFile>> files;  // what the model was read from, for stamps
     std::optional<formats::StripInfo> strip_info;
+    std::vector<std::optional<Stamped>> current;    // per variant, with --incremental
 };
-
-// The input digest covers the file and every tensor value it brings in (a graph
-// JSON's .npy files included), so changing any of them re-runs the job.
-std::string input_digest(const std::string& file_digest, const std::vector<Digest128>& blobs) {
-    XXH3_state_t* s = XXH3_createState();
-    XXH3_128bits_reset(s);
-    XXH3_128bits_update(s, file_digest.data(), file_digest.size());
-    for (const Digest128& d : blobs) XXH3_128bits_update(s, &d, sizeof d);
-    XXH128_hash_t h = XXH3_128bits_digest(s);
-    XXH3_freeState(s);
-    return fmt::format("{:016x}{:016x}", h.high64, h.low64);
-}
 
 // Prefixes the model unless the message already starts with it (graph JSON and
 // model readers name their file themselves).
@@ -164,20 +152,67 @@ private:
     }
 
     // read → parse → intern blobs; strip info from the graph as given (spec §8).
+    // With --incremental, a job whose every artifact is current is done here,
+    // without reading its input.
     InFlight* load(InFlight* w) {
         const Job& job = *w->job;
         if (!job.error.empty()) return w;
+        if (options_.incremental && all_current(w)) return w;
         try {
             w->input = read_model_input(job.input);
-            std::vector<Digest128> digests = cache_.intern_graph(w->input->graph);
-            w->input_digest = input_digest(w->input->file_digest, digests);
+            models_read_.fetch_add(1, std::memory_order_relaxed);
+            cache_.intern_graph(w->input->graph);
             input_bytes_[w->slot] = w->input->file_bytes;
             w->strip_info = engine::compute_strip_info(w->input->graph);
+            w->files = files_read(job, *w->input);
         } catch (const std::exception& e) {
             w->input.reset();
             fail_job(w, with_model(job, e.what()));
         }
         return w;
+    }
+
+    // Checks every variant's stamp; when all are current, fills the job's rows
+    // from them. A bad output name is left for emit_variant to report.
+    bool all_current(InFlight* w) {
+        const Job& job = *w->job;
+        const auto start = Clock::now();
+        w->current.resize(job.variants.size());
+        bool all = !job.variants.empty();
+        for (size_t k = 0; k < job.variants.size(); ++k) {
+            const Variant& v = job.variants[k];
+            try {
+                w->current[k] = up_to_date(resolve_output(options_.out_dir, v.output),
+                                           stamp_path(options_.out_dir, v.output), job.input, v.options, digests_);
+            } catch (const std::exception&) {
+            }
+            all = all && w->current[k].has_value();
+        }
+        if (!all) return false;
+        for (size_t k = 0; k < job.variants.size(); ++k) mark_skipped(first_row_[w->slot] + k, *w->current[k], start);
+        strip_infos_[w->slot] = w->current[0]->strip_info;
+        input_bytes_[w->slot] = w->current[0]->input_bytes;
+        return true;
+    }
+
+    void mark_skipped(size_t row, Stamped& stamped, Clock::time_point start) {
+        ArtifactReport& a = report_.artifacts[row];
+        a.result = std::move(stamped.result);
+        a.status = ArtifactStatus::Skipped;
+        a.seconds = since(start);
+    }
+
+    // The input file as read, then every other file the graph came from; nullopt
+    // (no stamps: the next incremental run dumps again) if one cannot be hashed.
+    std::optional<std::vector<StampedFile>> files_read(const Job& job, const ModelInput& in) {
+        std::vector<StampedFile> files{{job.input.string(), in.file_bytes, in.file_digest}};
+        for (const fs::path& p : in.dependencies) {
+            if (std::ranges::find(files, p.string(), &StampedFile::path) != files.end()) continue;
+            std::optional<StampedFile> f = digests_.of(p);
+            if (!f) return std::nullopt;
+            files.push_back(std::move(*f));
+        }
+        return files;
     }
 
     void fail_job(InFlight* w, const std::string& error) {
@@ -196,8 +231,12 @@ private:
         if (!job.error.empty()) fail_job(w, with_model(job, job.error));
         if (w->input) {
             ScratchPool::Lease scratch = pool_->lease();
-            for (size_t k = 0; k < job.variants.size(); ++k)
-                emit_variant(*w, job.variants[k], first_row_[w->slot] + k, scratch.get());
+            for (size_t k = 0; k < job.variants.size(); ++k) {
+                if (k < w->current.size() && w->current[k])
+                    mark_skipped(first_row_[w->slot] + k, *w->current[k], Clock::now());
+                else
+                    emit_variant(*w, job.variants[k], first_row_[w->slot] + k, scratch.get());
+            }
             strip_infos_[w->slot] = std::move(w->strip_info);
         }
         const uint64_t footprint = w->footprint;
@@ -216,20 +255,12 @@ private:
             engine::DumpOptions options = v.options;
             if (!options.metadata) options.metadata = w.input->metadata;  // a re-dump keeps the model's metadata
             const fs::path artifact = resolve_output(options_.out_dir, v.output);
-            const fs::path stamp = stamp_path(options_.out_dir, v.output);
-            const StampKey key = make_stamp_key(w.input_digest, options);
-            if (options_.incremental) {
-                if (auto recorded = up_to_date(artifact, stamp, key)) {
-                    a.result = std::move(*recorded);
-                    a.status = ArtifactStatus::Skipped;
-                    a.seconds = since(start);
-                    return;
-                }
-            }
             engine::Dumped d = engine::dump_graph(w.input->graph, options, scratch);
             auto segments = d.bytes.segments();
             engine::write_file_atomically(artifact.string(), segments, *ops_);
-            write_stamp(stamp, key, d.result, *ops_);
+            if (w.files)
+                write_stamp(stamp_path(options_.out_dir, v.output), make_stamp_key(*w.files, v.options),
+                            Stamped{d.result, *w.strip_info, w.input->file_bytes}, *ops_);
             a.result = std::move(d.result);
             a.status = ArtifactStatus::Written;
         } catch (const std::exception& e) {
@@ -254,6 +285,7 @@ private:
     void finish_report() {
         BatchTotals& t = report_.totals;
         t.jobs = selected_.size();
+        t.models_read = models_read_.load();
         for (uint64_t b : input_bytes_) t.input_bytes += b;
         for (const ArtifactReport& a : report_.artifacts) {
             ++t.artifacts;
@@ -289,6 +321,8 @@ private:
     engine::FileOps default_ops_;
     engine::FileOps* ops_ = nullptr;
     BlobCache cache_;
+    FileDigests digests_;
+    std::atomic<uint64_t> models_read_{0};
     std::optional<ScratchPool> pool_;  // sized once the thread count is known
     std::vector<const Job*> selected_;
     std::vector<size_t> first_row_;

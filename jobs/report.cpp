@@ -54,6 +54,7 @@ nlohmann::ordered_json report_to_json(const BatchReport& r) {
                     {"written", t.written},
                     {"skipped", t.skipped},
                     {"failed", t.failed},
+                    {"models_read", t.models_read},
                     {"bytes", t.bytes},
                     {"input_bytes", t.input_bytes},
                     {"dedup_tensors_saved", t.dedup_tensors_saved},

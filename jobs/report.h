@@ -34,6 +34,7 @@ struct ArtifactReport {
 
 struct BatchTotals {
     uint64_t jobs = 0, artifacts = 0, written = 0, skipped = 0, failed = 0;
+    uint64_t models_read = 0;        // inputs read and parsed (--incremental skips the rest)
     uint64_t bytes = 0;              // artifact bytes (written and skipped)
     uint64_t input_bytes = 0;        // model input files read
     uint64_t dedup_tensors_saved = 0, dedup_bytes_saved = 0;

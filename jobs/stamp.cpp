@@ -1,10 +1,14 @@
 #include "jobs/stamp.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <xxhash.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "engine/load.h"
+#include "ir/error.h"
 #include "jobs/options_json.h"
 #include "jobs/output_path.h"
 #include "jobs/version.h"
@@ -13,16 +17,94 @@ namespace mgedump::jobs {
 
 namespace fs = std::filesystem;
 
-StampKey make_stamp_key(const std::string& input_digest, const engine::DumpOptions& options) {
-    return StampKey{input_digest, options_to_json(options).dump(-1, ' ', true, Json::error_handler_t::replace),
-                    std::string(engine_version())};
+std::optional<StampedFile> FileDigests::of(const fs::path& path) {
+    const std::string key = path.string();
+    {
+        std::lock_guard lock(mutex_);
+        if (auto it = known_.find(key); it != known_.end()) return it->second;
+    }
+    std::optional<StampedFile> f;
+    try {
+        engine::MappedFile m = engine::map_file(key);
+        XXH128_hash_t h = XXH3_128bits(m.bytes.data(), m.bytes.size());
+        f = StampedFile{key, m.bytes.size(), fmt::format("{:016x}{:016x}", h.high64, h.low64)};
+    } catch (const Error&) {
+    }
+    std::lock_guard lock(mutex_);
+    return known_.emplace(key, f).first->second;
+}
+
+namespace {
+std::string canonical(const engine::DumpOptions& options) {
+    return options_to_json(options).dump(-1, ' ', true, Json::error_handler_t::replace);
+}
+}  // namespace
+
+StampKey make_stamp_key(std::vector<StampedFile> files, const engine::DumpOptions& options) {
+    return StampKey{std::move(files), canonical(options), std::string(engine_version())};
 }
 
 fs::path stamp_path(const fs::path& out_dir, const std::string& output_name) {
     return out_dir / kStampDirName / (output_name + ".stamp");
 }
 
-std::optional<engine::DumpResult> up_to_date(const fs::path& artifact, const fs::path& stamp, const StampKey& key) {
+namespace {
+
+using nlohmann::json;
+
+json result_to_json(const engine::DumpResult& d) {
+    return {{"nr_opr", d.nr_opr},
+            {"tot_bytes", d.tot_bytes},
+            {"tensor_value_bytes", d.tensor_value_bytes},
+            {"content_hash", d.content_hash},
+            {"inputs", d.inputs},
+            {"outputs", d.outputs},
+            {"params", d.params},
+            {"xxh3_128", d.xxh3_128},
+            {"warnings", d.warnings},
+            {"dedup_tensors_saved", d.dedup_tensors_saved},
+            {"dedup_bytes_saved", d.dedup_bytes_saved}};
+}
+
+engine::DumpResult result_from_json(const json& r) {
+    engine::DumpResult d;
+    d.nr_opr = r.at("nr_opr");
+    d.tot_bytes = r.at("tot_bytes");
+    d.tensor_value_bytes = r.at("tensor_value_bytes");
+    d.content_hash = r.at("content_hash");
+    d.inputs = r.at("inputs").get<std::vector<std::string>>();
+    d.outputs = r.at("outputs").get<std::vector<std::string>>();
+    d.params = r.at("params").get<std::vector<std::string>>();
+    d.xxh3_128 = r.at("xxh3_128");
+    d.warnings = r.at("warnings").get<std::vector<std::string>>();
+    d.dedup_tensors_saved = r.at("dedup_tensors_saved");
+    d.dedup_bytes_saved = r.at("dedup_bytes_saved");
+    return d;
+}
+
+std::vector<StampedFile> files_from_json(const json& files) {
+    std::vector<StampedFile> out;
+    for (const json& f : files) out.push_back({f.at("path"), f.at("size"), f.at("xxh3_128")});
+    return out;
+}
+
+// Sizes first: a file of another size changed without hashing a byte.
+bool unchanged(const std::vector<StampedFile>& files, FileDigests& digests) {
+    for (const StampedFile& f : files) {
+        std::error_code ec;
+        if (fs::file_size(f.path, ec) != f.size || ec) return false;
+    }
+    for (const StampedFile& f : files) {
+        std::optional<StampedFile> now = digests.of(f.path);
+        if (!now || *now != f) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::optional<Stamped> up_to_date(const fs::path& artifact, const fs::path& stamp, const fs::path& input,
+                                  const engine::DumpOptions& options, FileDigests& digests) {
     std::error_code ec;
     const uint64_t size = fs::file_size(artifact, ec);
     if (ec || fs::is_symlink(fs::symlink_status(artifact))) return std::nullopt;
@@ -31,47 +113,39 @@ std::optional<engine::DumpResult> up_to_date(const fs::path& artifact, const fs:
     std::stringstream ss;
     ss << f.rdbuf();
     try {
-        nlohmann::json j = nlohmann::json::parse(ss.str());
-        StampKey recorded{j.at("input_digest"), j.at("options"), j.at("engine_version")};
-        if (!(recorded == key)) return std::nullopt;
-        const auto& r = j.at("result");
-        engine::DumpResult d;
-        d.nr_opr = r.at("nr_opr");
-        d.tot_bytes = r.at("tot_bytes");
-        d.tensor_value_bytes = r.at("tensor_value_bytes");
-        d.content_hash = r.at("content_hash");
-        d.inputs = r.at("inputs").get<std::vector<std::string>>();
-        d.outputs = r.at("outputs").get<std::vector<std::string>>();
-        d.params = r.at("params").get<std::vector<std::string>>();
-        d.xxh3_128 = r.at("xxh3_128");
-        d.warnings = r.at("warnings").get<std::vector<std::string>>();
-        d.dedup_tensors_saved = r.at("dedup_tensors_saved");
-        d.dedup_bytes_saved = r.at("dedup_bytes_saved");
-        if (d.tot_bytes != size) return std::nullopt;
-        return d;
-    } catch (const nlohmann::json::exception&) {
-        return std::nullopt;  // a damaged stamp only costs a rebuild
+        json j = json::parse(ss.str());
+        if (j.at("options") != canonical(options) || j.at("engine_version") != std::string(engine_version()))
+            return std::nullopt;
+        std::vector<StampedFile> files = files_from_json(j.at("files"));
+        if (files.empty() || files.front().path != input.string()) return std::nullopt;
+        Stamped s;
+        s.result = result_from_json(j.at("result"));
+        if (s.result.tot_bytes != size) return std::nullopt;
+        const json& strip = j.at("strip_info");
+        s.strip_info.opr_types = strip.at("opr_types").get<std::vector<std::string>>();
+        s.strip_info.dtypes = strip.at("dtypes").get<std::vector<std::string>>();
+        s.strip_info.elemwise_modes = strip.at("elemwise_modes").get<std::vector<std::string>>();
+        s.input_bytes = files.front().size;
+        if (!unchanged(files, digests)) return std::nullopt;
+        return s;
+    } catch (const json::exception&) {
+        return std::nullopt;  // a damaged or older stamp only costs a rebuild
     }
 }
 
-void write_stamp(const fs::path& stamp, const StampKey& key, const engine::DumpResult& d, engine::FileOps& ops) {
+void write_stamp(const fs::path& stamp, const StampKey& key, const Stamped& s, engine::FileOps& ops) {
     fs::create_directories(stamp.parent_path());
-    nlohmann::json j{{"engine_version", key.engine_version},
-                     {"input_digest", key.input_digest},
-                     {"options", key.options},
-                     {"result",
-                      {{"nr_opr", d.nr_opr},
-                       {"tot_bytes", d.tot_bytes},
-                       {"tensor_value_bytes", d.tensor_value_bytes},
-                       {"content_hash", d.content_hash},
-                       {"inputs", d.inputs},
-                       {"outputs", d.outputs},
-                       {"params", d.params},
-                       {"xxh3_128", d.xxh3_128},
-                       {"warnings", d.warnings},
-                       {"dedup_tensors_saved", d.dedup_tensors_saved},
-                       {"dedup_bytes_saved", d.dedup_bytes_saved}}}};
-    std::string text = j.dump(1, ' ', true, nlohmann::json::error_handler_t::replace) + "\n";
+    json files = json::array();
+    for (const StampedFile& f : key.files) files.push_back({{"path", f.path}, {"size", f.size}, {"xxh3_128", f.xxh3_128}});
+    json j{{"engine_version", key.engine_version},
+           {"files", std::move(files)},
+           {"options", key.options},
+           {"result", result_to_json(s.result)},
+           {"strip_info",
+            {{"opr_types", s.strip_info.opr_types},
+             {"dtypes", s.strip_info.dtypes},
+             {"elemwise_modes", s.strip_info.elemwise_modes}}}};
+    std::string text = j.dump(1, ' ', true, json::error_handler_t::replace) + "\n";
     std::span<const std::byte> seg(reinterpret_cast<const std::byte*>(text.data()), text.size());
     engine::write_file_atomically(stamp.string(), std::span(&seg, 1), ops);
 }

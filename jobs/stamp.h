@@ -1,37 +1,75 @@
 // Incremental batches: next to each artifact's name, under OUT_DIR/.mgedump-stamps/,
-// a small JSON stamp records what produced it (input digest, options, engine
-// version) and its dump result. A job whose artifact exists with the recorded size
-// and whose stamp matches is skipped, and its report entry comes from the stamp.
+// a small JSON stamp records what produced it — every file the model was read from
+// (the input, then the .npy files a graph JSON names: path, size, xxh3-128), the
+// job's options and the engine version — and what a report needs of it (dump
+// result, strip info). Whether a job is up to date is decided from the stamp and
+// the recorded files' bytes alone: the input is never parsed for it.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/artifact_file.h"
 #include "engine/dump_options.h"
 #include "engine/dump_result.h"
+#include "formats/strip_info_json.h"
 
 namespace mgedump::jobs {
 
-struct StampKey {
-    std::string input_digest;  // the input file and every tensor value it brings in
-    std::string options;       // canonical JSON of the options (jobs/options_json.h)
-    std::string engine_version;
-    bool operator==(const StampKey&) const = default;
+struct StampedFile {
+    std::string path;  // as the batch opened it
+    uint64_t size = 0;
+    std::string xxh3_128;
+    bool operator==(const StampedFile&) const = default;
 };
 
-StampKey make_stamp_key(const std::string& input_digest, const engine::DumpOptions& options);
+struct StampKey {
+    std::vector<StampedFile> files;  // the input first
+    std::string options;             // canonical JSON of the job's options (jobs/options_json.h)
+    std::string engine_version;
+};
+
+// What an up-to-date stamp gives back instead of a dump.
+struct Stamped {
+    engine::DumpResult result;
+    formats::StripInfo strip_info;  // of the model as read (spec §8)
+    uint64_t input_bytes = 0;       // size of the input file
+};
+
+// Files hashed at most once per batch, by path (a .npy behind many models, a
+// model with several artifacts). Thread-safe. Assumes inputs do not change while
+// the batch runs.
+class FileDigests {
+public:
+    // nullopt when the file cannot be read.
+    std::optional<StampedFile> of(const std::filesystem::path& path);
+
+private:
+    std::mutex mutex_;
+    std::map<std::string, std::optional<StampedFile>> known_;
+};
+
+// The options as given by the job (before a loaded model's metadata fills in
+// defaults: that comes from the input, which the files already cover).
+StampKey make_stamp_key(std::vector<StampedFile> files, const engine::DumpOptions& options);
 
 std::filesystem::path stamp_path(const std::filesystem::path& out_dir, const std::string& output_name);
 
-// The recorded result when `artifact` exists, has the recorded size, and the stamp
-// at `stamp` was made with `key`; nullopt otherwise (also for unreadable stamps).
-std::optional<engine::DumpResult> up_to_date(const std::filesystem::path& artifact, const std::filesystem::path& stamp,
-                                             const StampKey& key);
+// What the stamp at `stamp` vouches for when `artifact` exists with the recorded
+// size, the stamp was made from `input` with `options` by this engine version, and
+// every recorded file still has its recorded size and digest; nullopt otherwise
+// (also for missing, unreadable or older stamps).
+std::optional<Stamped> up_to_date(const std::filesystem::path& artifact, const std::filesystem::path& stamp,
+                                  const std::filesystem::path& input, const engine::DumpOptions& options,
+                                  FileDigests& digests);
 
 // Written atomically after the artifact, so a stamp never vouches for a missing file.
-void write_stamp(const std::filesystem::path& stamp, const StampKey& key, const engine::DumpResult& result,
+void write_stamp(const std::filesystem::path& stamp, const StampKey& key, const Stamped& stamped,
                  engine::FileOps& ops);
 
 }  // namespace mgedump::jobs
