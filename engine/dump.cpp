@@ -4,7 +4,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -32,6 +31,29 @@ std::string digest(const formats::Serialized& s) {
     return out;
 }
 
+// A float32 is NaN or infinite exactly when its exponent bits are all ones.
+// Tested on the bits in fixed blocks of 16, which the compiler turns into
+// vector code: a scalar isfinite loop cost a quarter of a weight-heavy dump.
+size_t count_non_finite_f32(ir::Bytes bytes) {
+    constexpr uint32_t kExponent = 0x7f800000;
+    constexpr size_t kBlock = 16;
+    const size_t n = bytes.size() / 4;
+    size_t bad = 0, i = 0;
+    for (; i + kBlock <= n; i += kBlock) {
+        uint32_t block[kBlock];
+        std::memcpy(block, bytes.data() + i * 4, sizeof block);
+        uint32_t in_block = 0;
+        for (size_t k = 0; k < kBlock; ++k) in_block += (block[k] & kExponent) == kExponent;
+        bad += in_block;
+    }
+    for (; i < n; ++i) {
+        uint32_t v;
+        std::memcpy(&v, bytes.data() + i * 4, 4);
+        bad += (v & kExponent) == kExponent;
+    }
+    return bad;
+}
+
 // MegEngine warns (and still dumps) when a float32 value is NaN or infinite.
 void warn_non_finite(const ir::Graph& g, const std::vector<ir::OprId>& order, std::vector<std::string>& warnings) {
     for (ir::OprId o : order) {
@@ -39,13 +61,7 @@ void warn_non_finite(const ir::Graph& g, const std::vector<ir::OprId>& order, st
         for (uint32_t i = t.begin; i < t.end(); ++i) {
             ir::BlobId b = g.tensors.blob[i];
             if (!b.valid() || g.tensors.dtype[i].type != ir::DTypeEnum::Float32) continue;
-            ir::Bytes bytes = g.blobs.bytes(b);
-            size_t bad = 0;
-            for (size_t k = 0; k + 4 <= bytes.size(); k += 4) {
-                float f;
-                std::memcpy(&f, bytes.data() + k, 4);
-                bad += !std::isfinite(f);
-            }
+            const size_t bad = count_non_finite_f32(g.blobs.bytes(b));
             if (bad)
                 warnings.push_back(fmt::format("{}: tensor {} has {} non-finite float32 value(s)",
                                                ir::describe_opr(g, o), i, bad));

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include "formats/param_codec.h"
+#include "formats/write_plan.h"
 #include "formats/write_scratch.h"
 #include "ir/op_registry.h"
 
 namespace mgedump::formats {
 
-Fbb make_builder(size_t planned, WriteScratch* scratch) {
+Fbb make_builder(size_t planned, const WritePlan& plan, WriteScratch* scratch) {
+    if (!plan.presize_builder) return Fbb();
     if (!scratch) return Fbb(planned);
     return Fbb(scratch->builder_size(planned), scratch->allocator());
 }
@@ -109,7 +111,6 @@ std::vector<uint8_t> holder_count_blob(uint32_t count) {
 
 }  // namespace mgedump::formats
 
-#include "formats/write_plan.h"
 #include "ir/error.h"
 
 namespace mgedump::formats {

@@ -14,9 +14,11 @@ namespace mgedump::formats {
 using Fbb = flatbuffers::FlatBufferBuilder;
 
 class WriteScratch;
+struct WritePlan;
 // A builder reserving at least `planned` bytes; with a scratch, its buffer is
 // recycled memory that goes back to the scratch when the finished buffer dies.
-Fbb make_builder(size_t planned, WriteScratch* scratch);
+// Without plan.presize_builder: FlatBuffers' defaults (initial size, allocator).
+Fbb make_builder(size_t planned, const WritePlan& plan, WriteScratch* scratch);
 
 // Byte offset of slot `slot` in a vtable.
 constexpr flatbuffers::voffset_t slot_offset(int slot) {

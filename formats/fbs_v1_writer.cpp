@@ -70,7 +70,7 @@ struct V1Writer {
     std::unordered_set<uint32_t> requested;  // only membership tests: order never leaks
 
     V1Writer(const WritePlan& p, WriteStats& s, WriteScratch* scratch)
-        : plan(p), stats(s), g(p.graph), fbb(make_builder(initial_size(p), scratch)),
+        : plan(p), stats(s), g(p.graph), fbb(make_builder(initial_size(p), p, scratch)),
           lists(scratch ? scratch->lists : own_lists) {
         for (ir::VarId v : g.outputs) requested.insert(v.value);
     }

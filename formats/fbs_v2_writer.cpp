@@ -73,7 +73,7 @@ struct V2Writer {
     uint32_t next_var_id = 0;
 
     V2Writer(const WritePlan& p, WriteStats& s, WriteScratch* scratch)
-        : plan(p), stats(s), g(p.graph), fbb(make_builder(planned_size(p), scratch)),
+        : plan(p), stats(s), g(p.graph), fbb(make_builder(planned_size(p), p, scratch)),
           lists(scratch ? scratch->lists : own_lists) {
         lists.middle_tensors.clear();
     }

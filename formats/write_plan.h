@@ -26,6 +26,9 @@ struct WritePlan {
     uint32_t model_version = 2;  // FBS_V2: registry entry selection
     uint32_t mgb_version = 0;
     ir::Metadata metadata;
+    // false: start the builder at FlatBuffers' default size and let it regrow, as
+    // MegEngine's dumper does (the benchmarks' naive baseline); same bytes.
+    bool presize_builder = true;
 };
 
 struct WriteStats {
