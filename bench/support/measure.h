@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -15,6 +16,11 @@ namespace mgedump::bench {
 inline double now_seconds() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+
+// CPU seconds this thread has used (user + system, so page faults count). On a
+// machine whose cores are shared with other work it is the steadier clock for a
+// single-threaded measurement: waiting for a core is not counted.
+double thread_cpu_seconds();
 
 // Median of `samples` (the mean of the middle two for an even count); 0 when empty.
 double median(std::vector<double> samples);

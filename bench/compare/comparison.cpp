@@ -1,0 +1,94 @@
+#include "bench/compare/comparison.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <array>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+
+#include "bench/compare/naive_dumper.h"
+#include "bench/support/measure.h"
+#include "engine/dump.h"
+#include "engine/passes/compat_rewrite.h"
+
+namespace mgedump::bench {
+namespace {
+
+double time_once(const std::function<void()>& f, Clock clock) {
+    const auto read = clock == Clock::Wall ? now_seconds : thread_cpu_seconds;
+    const double start = read();
+    f();
+    return read() - start;
+}
+
+}  // namespace
+
+ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat format, int rounds, Clock clock) {
+    engine::DumpOptions options;
+    options.dump_format = format;
+
+    // The naive dumper gets the graph as MegEngine's would: already rewritten.
+    ir::Graph rewritten = model.graph;
+    engine::apply_compat_rewrites(rewritten, format);
+
+    ComparisonRow row;
+    row.model = model.name;
+    row.format = format == engine::DumpFormat::FBS ? "FBS" : "FBS_V2";
+
+    // mgedump as a batch worker or a long-lived caller runs it: buffers recycled
+    // from dump to dump (formats/write_scratch.h), kept up to the largest model.
+    formats::WriteScratch scratch(size_t{2} << 30);
+    std::vector<std::byte> spill;
+    {
+        engine::Dumped d = engine::dump_graph(model.graph, options, &scratch);
+        std::span<const std::byte> ours = contiguous_file(d.bytes, spill);
+        std::vector<uint8_t> naive = naive_dump(rewritten, options);
+        if (naive.size() != ours.size() || std::memcmp(naive.data(), ours.data(), ours.size()) != 0)
+            throw std::runtime_error(model.name + " " + row.format +
+                                     ": the naive baseline's bytes differ from mgedump's; no comparison");
+        row.operators = d.result.nr_opr;
+        row.file_bytes = d.result.tot_bytes;
+    }
+
+    const auto segments = weight_segments(model.graph);
+    row.weight_bytes = total_bytes(segments);
+    std::vector<std::byte> limit_buf(row.weight_bytes);  // warm: written once before timing
+    copy_segments(segments, limit_buf.data());
+
+    std::optional<onnx::ModelProto> proto;
+    std::string onnx_out;
+    if (model.onnx_bytes) {
+        proto.emplace();
+        if (!proto->ParseFromString(*model.onnx_bytes))
+            throw std::runtime_error(model.name + ": not a parseable ONNX ModelProto");
+    }
+
+    std::vector<std::function<void()>> methods = {
+        [&] { copy_segments(segments, limit_buf.data()); },
+        [&] {
+            engine::Dumped d = engine::dump_graph(model.graph, options, &scratch);
+            std::span<const std::byte> bytes = contiguous_file(d.bytes, spill);
+            if (bytes.size() != row.file_bytes) throw std::logic_error("dump size changed between rounds");
+        },
+        [&] {
+            std::vector<uint8_t> bytes = naive_dump(rewritten, options);
+            if (bytes.size() != row.file_bytes) throw std::logic_error("naive size changed between rounds");
+        },
+    };
+    if (proto) methods.push_back([&] { proto->SerializeToString(&onnx_out); });
+
+    std::vector<std::vector<double>> samples(methods.size());
+    for (int r = 0; r < rounds; ++r)
+        for (size_t k = 0; k < methods.size(); ++k) {
+            const size_t m = (k + r) % methods.size();  // rotate who goes first
+            samples[m].push_back(time_once(methods[m], clock));
+        }
+    row.memcpy_s = median(samples[0]);
+    row.mgedump_s = median(samples[1]);
+    row.naive_s = median(samples[2]);
+    if (proto) row.onnx_s = median(samples[3]);
+    return row;
+}
+
+}  // namespace mgedump::bench

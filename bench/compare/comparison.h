@@ -1,0 +1,38 @@
+// One model's comparison: the four ways of producing (or copying) its bytes,
+// timed interleaved in one process (each round runs every method once, in a
+// rotating order, so drift and noise hit all of them alike), then medians.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/dump_options.h"
+#include "ir/graph.h"
+
+namespace mgedump::bench {
+
+struct ModelUnderTest {
+    std::string name;
+    ir::Graph graph;
+    std::optional<std::string> onnx_bytes;  // the .onnx file it came from, if any
+};
+
+struct ComparisonRow {
+    std::string model;
+    std::string format;
+    uint64_t operators = 0;
+    uint64_t weight_bytes = 0;
+    uint64_t file_bytes = 0;
+    // Median seconds; onnx absent for models not read from ONNX.
+    double memcpy_s = 0, mgedump_s = 0, naive_s = 0;
+    std::optional<double> onnx_s;
+};
+
+enum class Clock { Wall, ThreadCpu };
+
+// Checks first that the naive baseline writes exactly mgedump's bytes (throws if
+// not), then runs `rounds` interleaved rounds.
+ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat format, int rounds, Clock clock);
+
+}  // namespace mgedump::bench
