@@ -14,6 +14,10 @@ TEST(BatchCli, ADirectoryBatchWritesEveryModelPrintsTheSummaryAndTheReport) {
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_NE(r.out.find("2 written"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("xxh3"), std::string::npos) << r.out;
+    // Not a terminal: a plain progress line per artifact, never a redrawn bar.
+    EXPECT_NE(r.out.find("[1/2] "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("[2/2] "), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\r'), std::string::npos) << r.out;
     auto report = nlohmann::json::parse(read_text(out / "report.json"));
     EXPECT_EQ(report["totals"]["written"], 2);
     EXPECT_EQ(report["artifacts"][0]["dedup_tensors_saved"], 1);  // on by default on the command line
