@@ -290,13 +290,7 @@ const onnx::NodeProto* Importer::sole_consumer(const std::string& name) const {
 void Importer::declare_inputs() {
     const onnx::GraphProto& g = model_.proto->graph();
     for (const P& t : g.initializer()) {
-        OnnxTensorBytes tb = reader_.read(t);
-        Value v;
-        v.elem_type = tb.elem_type;
-        v.shape = tb.dims;
-        v.is_const = true;
-        v.bytes = tb.bytes;
-        v.keepalive = tb.keepalive;
+        Value v = tensor_const(reader_.read(t));
         v.param_name = t.name();
         values_[t.name()] = std::move(v);
     }

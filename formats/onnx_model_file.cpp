@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -103,15 +104,10 @@ std::string_view onnx_elem_name(int32_t t) {
     return onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(t));
 }
 
-OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, fs::path base_dir) {
-    if (bytes.size() > static_cast<size_t>(INT_MAX))
-        throw FormatError(
-            fmt::format("{}: {} bytes is more than a protobuf message can hold (2 GiB); "
-                        "store the weights as external data",
-                        label, bytes.size()));
+namespace {
+
+OnnxModelFile parse_from(google::protobuf::io::CodedInputStream& in, std::string label, fs::path base_dir) {
     auto proto = std::make_shared<onnx::ModelProto>();
-    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                              static_cast<int>(bytes.size()));
     in.SetTotalBytesLimit(INT_MAX);  // older protobufs stop at 64 MB by default
     if (!proto->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
         throw FormatError(
@@ -121,11 +117,39 @@ OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, fs::path base
     return OnnxModelFile{std::move(proto), std::move(label), std::move(base_dir)};
 }
 
+void check_size(uint64_t size, std::string_view label) {
+    if (size > static_cast<uint64_t>(INT_MAX))
+        throw FormatError(
+            fmt::format("{}: {} bytes is more than a protobuf message can hold (2 GiB); "
+                        "store the weights as external data",
+                        label, size));
+}
+
+}  // namespace
+
+OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, fs::path base_dir) {
+    check_size(bytes.size(), label);
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                              static_cast<int>(bytes.size()));
+    return parse_from(in, std::move(label), std::move(base_dir));
+}
+
+// Streamed through a small buffer rather than mapped: the message holds the one copy
+// of inline weights, and the whole file is never resident beside it.
 OnnxModelFile read_onnx_model(const fs::path& path) {
-    std::shared_ptr<const void> mapping;
-    ir::Bytes bytes = map_whole_file(path, mapping, path.string());
-    return parse_onnx_model(bytes, path.string(),
-                            path.parent_path().empty() ? fs::path(".") : path.parent_path());
+    const std::string label = path.string();
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw FormatError(fmt::format("{}: cannot open: {}", label, std::strerror(errno)));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) > static_cast<uint64_t>(INT_MAX)) {
+        ::close(fd);
+        check_size(static_cast<uint64_t>(st.st_size), label);
+        throw FormatError(fmt::format("{}: cannot stat", label));
+    }
+    google::protobuf::io::FileInputStream file(fd, 1 << 20);
+    file.SetCloseOnDelete(true);
+    google::protobuf::io::CodedInputStream in(&file);
+    return parse_from(in, label, path.parent_path().empty() ? fs::path(".") : path.parent_path());
 }
 
 ir::Bytes OnnxTensorReader::map_external(const std::string& location, std::shared_ptr<const void>& keepalive,

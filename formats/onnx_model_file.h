@@ -30,7 +30,7 @@ struct OnnxModelFile {
 // Parses a whole file image (no 64 MB cap; ONNX's 2 GiB protobuf limit holds).
 // Throws FormatError naming `label` when the bytes are not a ModelProto.
 OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, std::filesystem::path base_dir);
-// Maps `path` and parses it; the mapping is released once parsed.
+// Reads `path` through a small buffer and parses it (the file is never resident whole).
 OnnxModelFile read_onnx_model(const std::filesystem::path& path);
 
 // One tensor's value as stored: ONNX element type, dims, little-endian bytes.

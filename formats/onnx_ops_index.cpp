@@ -38,13 +38,7 @@ Value pick(const Value& x, const std::vector<int64_t>& picks, Shape shape) {
     auto bytes = std::make_shared<std::vector<std::byte>>(picks.size() * elem);
     for (size_t k = 0; k < picks.size(); ++k)
         std::copy_n(x.bytes.begin() + picks[k] * elem, elem, bytes->begin() + k * elem);
-    Value v;
-    v.elem_type = x.elem_type;
-    v.shape = std::move(shape);
-    v.is_const = true;
-    v.bytes = ir::Bytes(bytes->data(), bytes->size());
-    v.keepalive = bytes;
-    return v;
+    return bytes_const(x.elem_type, std::move(shape), bytes);
 }
 
 void slice(Importer& c) {

@@ -102,13 +102,7 @@ bool fold_concat(Importer& c, int64_t axis, const Shape& out) {
                 static_cast<size_t>(element_count(Shape(v.shape.begin() + axis, v.shape.end()))) * elem;
             bytes->insert(bytes->end(), v.bytes.begin() + o * chunk, v.bytes.begin() + (o + 1) * chunk);
         }
-    Value v;
-    v.elem_type = c.input(0).elem_type;
-    v.shape = out;
-    v.is_const = true;
-    v.bytes = ir::Bytes(bytes->data(), bytes->size());
-    v.keepalive = bytes;
-    c.set_output(0, v);
+    c.set_output(0, bytes_const(c.input(0).elem_type, out, bytes));
     return true;
 }
 
@@ -220,14 +214,7 @@ void shape(Importer& c) {
 void constant(Importer& c) {
     c.check_attrs({"value", "value_float", "value_floats", "value_int", "value_ints"});
     if (const auto* a = c.attr("value")) {
-        OnnxTensorBytes t = c.tensors().read(a->t());
-        Value v;
-        v.elem_type = t.elem_type;
-        v.shape = t.dims;
-        v.is_const = true;
-        v.bytes = t.bytes;
-        v.keepalive = t.keepalive;
-        return c.set_output(0, v);
+        return c.set_output(0, tensor_const(c.tensors().read(a->t())));
     }
     if (c.has_attr("value_int")) return c.set_output(0, int64_const({c.attr_int("value_int", 0)}, {}));
     if (c.has_attr("value_ints")) {

@@ -80,24 +80,32 @@ std::vector<std::byte> narrow_to_32bit(const Value& v, const std::function<void(
     return *owned_bytes(out);
 }
 
-Value int64_const(const std::vector<int64_t>& values, Shape shape) {
+Value bytes_const(int32_t elem_type, Shape shape, std::shared_ptr<std::vector<std::byte>> bytes) {
     Value v;
-    v.elem_type = P::INT64;
+    v.elem_type = elem_type;
     v.shape = std::move(shape);
     v.is_const = true;
-    auto bytes = owned_bytes(values);
     v.bytes = ir::Bytes(bytes->data(), bytes->size());
-    v.keepalive = bytes;
+    v.keepalive = std::move(bytes);
     return v;
 }
 
-Value float_const(const std::vector<float>& values, Shape shape) {
-    Value v = int64_const({}, std::move(shape));
-    v.elem_type = P::FLOAT;
-    auto bytes = owned_bytes(values);
-    v.bytes = ir::Bytes(bytes->data(), bytes->size());
-    v.keepalive = bytes;
+Value tensor_const(const OnnxTensorBytes& t) {
+    Value v;
+    v.elem_type = t.elem_type;
+    v.shape = t.dims;
+    v.is_const = true;
+    v.bytes = t.bytes;
+    v.keepalive = t.keepalive;
     return v;
+}
+
+Value int64_const(const std::vector<int64_t>& values, Shape shape) {
+    return bytes_const(P::INT64, std::move(shape), owned_bytes(values));
+}
+
+Value float_const(const std::vector<float>& values, Shape shape) {
+    return bytes_const(P::FLOAT, std::move(shape), owned_bytes(values));
 }
 
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {

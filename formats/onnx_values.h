@@ -15,6 +15,9 @@ std::optional<std::vector<double>> decode_floats(const Value& v);
 // INT64 → Int32 (calls `overflow` with a value that does not fit), DOUBLE → Float32.
 std::vector<std::byte> narrow_to_32bit(const Value& v, const std::function<void(int64_t)>& overflow);
 
+// A constant over bytes it owns, or over a stored tensor (viewed, not copied).
+Value bytes_const(int32_t elem_type, Shape shape, std::shared_ptr<std::vector<std::byte>> bytes);
+Value tensor_const(const OnnxTensorBytes& t);
 Value int64_const(const std::vector<int64_t>& values, Shape shape);
 Value float_const(const std::vector<float>& values, Shape shape);
 
