@@ -9,39 +9,35 @@
 namespace mgedump::test {
 namespace {
 
-jobs::Manifest same_sized_models(const ScratchDir& in, int n) {
+// A batch of `n` models of one size; the report must say every job succeeded.
+jobs::BatchReport run_same_sized(int n, unsigned threads, uint64_t memory_budget = 0) {
+    ScratchDir in, out;
     std::string lines;
     for (int i = 0; i < n; ++i) {
         write_text(in / fmt::format("m{}.json", i), small_graph_json(i, false, 256));
         lines += fmt::format(R"({{"input": "m{}.json"}})", i) + "\n";
     }
     write_text(in / "manifest.jsonl", lines);
-    return jobs::read_manifest_file(in / "manifest.jsonl", engine::DumpOptions{});
+    jobs::BatchOptions o;
+    o.out_dir = out.path;
+    o.threads = threads;
+    o.memory_budget = memory_budget;
+    jobs::BatchReport r = jobs::run_batch(jobs::read_manifest_file(in / "manifest.jsonl", engine::DumpOptions{}), o);
+    EXPECT_TRUE(r.ok()) << report_summary(r);
+    EXPECT_EQ(r.totals.written, static_cast<uint64_t>(n));
+    return r;
 }
 
 TEST(BatchBuffers, OneWorkerBuildsEveryArtifactAfterTheFirstInRecycledMemory) {
-    ScratchDir in, out;
-    jobs::Manifest m = same_sized_models(in, 8);
-    jobs::BatchOptions o;
-    o.out_dir = out.path;
-    o.threads = 1;
-    jobs::BatchReport r = jobs::run_batch(m, o);
-    ASSERT_TRUE(r.ok()) << report_summary(r);
+    jobs::BatchReport r = run_same_sized(8, 1);
     EXPECT_EQ(r.buffers.scratches, 1u);
     EXPECT_EQ(r.buffers.buffers.buffers_reused, 7u);
     EXPECT_EQ(r.buffers.buffers.buffers_allocated, 1u);
-    auto run = jobs::report_to_json(r)["run"]["write_buffers"];
-    EXPECT_EQ(run["reused"], 7u);
+    EXPECT_EQ(jobs::report_to_json(r)["run"]["write_buffers"]["reused"], 7u);
 }
 
 TEST(BatchBuffers, ManyWorkersKeepAtMostOneScratchPerModelInFlight) {
-    ScratchDir in, out;
-    jobs::Manifest m = same_sized_models(in, 24);
-    jobs::BatchOptions o;
-    o.out_dir = out.path;
-    o.threads = 4;
-    jobs::BatchReport r = jobs::run_batch(m, o);
-    ASSERT_TRUE(r.ok()) << report_summary(r);
+    jobs::BatchReport r = run_same_sized(24, 4);
     EXPECT_GE(r.buffers.scratches, 1u);
     EXPECT_LE(r.buffers.scratches, 8u);  // two pipeline tokens per thread
     EXPECT_EQ(r.buffers.buffers.buffers_reused + r.buffers.buffers.buffers_allocated, 24u);
@@ -49,16 +45,8 @@ TEST(BatchBuffers, ManyWorkersKeepAtMostOneScratchPerModelInFlight) {
 }
 
 TEST(BatchBuffers, ABudgetTooSmallToRetainBuffersStillWritesEveryArtifact) {
-    ScratchDir in, out;
-    jobs::Manifest m = same_sized_models(in, 4);
-    jobs::BatchOptions o;
-    o.out_dir = out.path;
-    o.threads = 1;
-    o.memory_budget = 1;
-    jobs::BatchReport r = jobs::run_batch(m, o);
-    ASSERT_TRUE(r.ok()) << report_summary(r);
+    jobs::BatchReport r = run_same_sized(4, 1, /*memory_budget=*/1);
     EXPECT_EQ(r.buffers.buffers.buffers_reused, 0u);
-    EXPECT_EQ(r.totals.written, 4u);
 }
 
 }  // namespace

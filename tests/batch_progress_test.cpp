@@ -50,16 +50,23 @@ ArtifactReport artifact(std::string path, ArtifactStatus status, uint64_t bytes,
     return a;
 }
 
+// A printer on a captured stream with a fake clock, and one finished artifact.
+struct Printer {
+    FakeClock clock;
+    Captured out;
+    ProgressPrinter p;
+    ArtifactReport a = artifact("a.mge", ArtifactStatus::Written, 100);
+    explicit Printer(bool tty) : p(out.file(), tty, clock.fn()) {}
+};
+
 JobProgress progress(size_t done, size_t total, uint64_t bytes, uint64_t work_done, uint64_t work_total,
                      const ArtifactReport* first, size_t count = 1) {
     return JobProgress{done, total, bytes, work_done, work_total, first, count};
 }
 
 TEST(BatchProgress, OnATerminalOneLineIsRedrawnWithModelsThroughputAndEta) {
-    FakeClock clock;
-    Captured out;
-    ProgressPrinter p(out.file(), true, clock.fn());
-    ArtifactReport a = artifact("a.mge", ArtifactStatus::Written, 100);
+    Printer t(true);
+    auto& [clock, out, p, a] = t;
 
     clock.now += 2s;
     p.update(progress(1, 4, 10'000'000, 100, 400, &a));
@@ -78,10 +85,8 @@ TEST(BatchProgress, OnATerminalOneLineIsRedrawnWithModelsThroughputAndEta) {
 }
 
 TEST(BatchProgress, TheEtaCountsMinutesAndIsUnknownBeforeAnyWorkIsDone) {
-    FakeClock clock;
-    Captured out;
-    ProgressPrinter p(out.file(), true, clock.fn());
-    ArtifactReport a = artifact("a.mge", ArtifactStatus::Written, 100);
+    Printer t(true);
+    auto& [clock, out, p, a] = t;
     p.update(progress(0, 3, 0, 0, 300, &a));
     EXPECT_NE(out.text().find("0/3 models  0.0 MB/s  ETA --:--"), std::string::npos) << out.text();
     clock.now += 90s;
@@ -91,19 +96,16 @@ TEST(BatchProgress, TheEtaCountsMinutesAndIsUnknownBeforeAnyWorkIsDone) {
 }
 
 TEST(BatchProgress, AFinishedBatchFillsTheBar) {
-    FakeClock clock;
-    Captured out;
-    ProgressPrinter p(out.file(), true, clock.fn());
-    ArtifactReport a = artifact("a.mge", ArtifactStatus::Written, 100);
+    Printer t(true);
+    auto& [clock, out, p, a] = t;
     clock.now += 1s;
     p.update(progress(5, 5, 1'000'000, 50, 50, &a));
     EXPECT_EQ(out.text(), "\r[" + std::string(30, '#') + "] 5/5 models  1.0 MB/s  ETA 0:00   ");
 }
 
 TEST(BatchProgress, WithoutATerminalEachArtifactGetsAPlainLine) {
-    FakeClock clock;
-    Captured out;
-    ProgressPrinter p(out.file(), false, clock.fn());
+    Printer t(false);
+    auto& [clock, out, p, a] = t;
     ArtifactReport variants[] = {artifact("a.v2.mge", ArtifactStatus::Written, 1234),
                                  artifact("a.fbs.mge", ArtifactStatus::Skipped, 987)};
     ArtifactReport failed = artifact("b.mge", ArtifactStatus::Failed, 0, "b.json: operators[1]: no such op");
