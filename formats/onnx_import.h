@@ -6,6 +6,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "ir/blobs.h"
 #include "ir/graph.h"
@@ -26,8 +28,11 @@ struct OnnxImportOptions {
 ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options = {});
 
 // The same from a file image already in memory; `label` names it in errors and
-// external data is looked up relative to `base_dir`.
+// external data is looked up relative to `base_dir`. With `external_files`, the
+// side files the weights were read from (sorted, each once) are appended there, so
+// callers that fingerprint a model's input can cover them too.
 ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std::filesystem::path& base_dir,
-                            const OnnxImportOptions& options = {});
+                            const OnnxImportOptions& options = {},
+                            std::vector<std::filesystem::path>* external_files = nullptr);
 
 }  // namespace mgedump::formats

@@ -366,9 +366,16 @@ ir::Graph Importer::run() {
 namespace mgedump::formats {
 
 ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std::filesystem::path& base_dir,
-                            const OnnxImportOptions& options) {
+                            const OnnxImportOptions& options,
+                            std::vector<std::filesystem::path>* external_files) {
     OnnxModelFile model = parse_onnx_model(bytes, label, base_dir);
-    return onnx_import::Importer(model, options).run();
+    onnx_import::Importer importer(model, options);
+    ir::Graph g = importer.run();
+    if (external_files) {
+        auto files = importer.tensors().external_files();
+        external_files->insert(external_files->end(), files.begin(), files.end());
+    }
+    return g;
 }
 
 ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options) {

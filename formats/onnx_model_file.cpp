@@ -171,6 +171,12 @@ ir::Bytes OnnxTensorReader::map_external(const std::string& location, std::share
     return ir::Bytes(static_cast<const std::byte*>(mapping->addr), mapping->size);
 }
 
+std::vector<fs::path> OnnxTensorReader::external_files() const {
+    std::vector<fs::path> out;
+    for (const auto& [location, mapping] : mappings_) out.push_back(model_.base_dir / location);
+    return out;
+}
+
 OnnxTensorBytes OnnxTensorReader::read(const onnx::TensorProto& t) const {
     using P = onnx::TensorProto;
     OnnxTensorBytes out;

@@ -48,6 +48,8 @@ class OnnxTensorReader {
   public:
     explicit OnnxTensorReader(const OnnxModelFile& model) : model_(model) {}
     OnnxTensorBytes read(const onnx::TensorProto& t) const;
+    // The external data files read so far, in path order.
+    std::vector<std::filesystem::path> external_files() const;
 
   private:
     ir::Bytes map_external(const std::string& location, std::shared_ptr<const void>& keepalive,

@@ -43,20 +43,40 @@ uint64_t npy_bytes(std::string_view text, const fs::path& base) {
     return total;
 }
 
+// xxh3-128 over the model file, then each side file's name and bytes.
+std::string onnx_digest(ir::Bytes model, const std::vector<fs::path>& side_files) {
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_128bits_reset(state);
+    XXH3_128bits_update(state, model.data(), model.size());
+    for (const fs::path& p : side_files) {
+        std::string name = p.filename().string();
+        XXH3_128bits_update(state, name.data(), name.size() + 1);
+        engine::MappedFile f = engine::map_file(p.string());
+        XXH3_128bits_update(state, f.bytes.data(), f.bytes.size());
+    }
+    XXH128_hash_t h = XXH3_128bits_digest(state);
+    XXH3_freeState(state);
+    return fmt::format("{:016x}{:016x}", h.high64, h.low64);
+}
+
 }  // namespace
 
 ModelInput read_model_input(const fs::path& path) {
     engine::MappedFile file = engine::map_file(path.string());
     ModelInput in;
     in.file_bytes = file.bytes.size();
-    XXH128_hash_t h = XXH3_128bits(file.bytes.data(), file.bytes.size());
-    in.file_digest = fmt::format("{:016x}{:016x}", h.high64, h.low64);
-    // ONNX has no magic number: known by name. (External weight files are not in the digest.)
+    // ONNX has no magic number: known by name. Its weights may live in side files,
+    // which the digest covers too, so --incremental sees a change to any of them.
     if (path.extension() == ".onnx") {
+        std::vector<fs::path> side_files;
         in.graph = formats::import_onnx_bytes(file.bytes, path.string(),
-                                              path.parent_path().empty() ? fs::path(".") : path.parent_path());
+                                              path.parent_path().empty() ? fs::path(".") : path.parent_path(), {},
+                                              &side_files);
+        in.file_digest = onnx_digest(file.bytes, side_files);
         return in;
     }
+    XXH128_hash_t h = XXH3_128bits(file.bytes.data(), file.bytes.size());
+    in.file_digest = fmt::format("{:016x}{:016x}", h.high64, h.low64);
     if (!is_model(file.bytes, path)) {
         std::string_view text(reinterpret_cast<const char*>(file.bytes.data()), file.bytes.size());
         formats::GraphJsonReadOptions o;
