@@ -83,7 +83,8 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     // Rewrites work on a copy; copying shares the tensor bytes.
     ir::Graph rewritten;
     const ir::Graph* g = &original;
-    if (!options.no_change_graph) {
+    // Copying the tables costs as much as writing a small model: only when needed.
+    if (!options.no_change_graph && needs_compat_rewrites(original, options.dump_format)) {
         rewritten = original;
         apply_compat_rewrites(rewritten, options.dump_format);
         g = &rewritten;

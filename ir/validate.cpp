@@ -18,7 +18,9 @@ void check_operator(const Graph& g, OprId o) {
     if (!type.valid() || type.value >= op_defs().size())
         throw GraphError(fmt::format("{}: unknown operator type", describe_opr(g, o)));
     const OpDef& def = op_def(type);
-    const std::string who = describe_opr(g, o);
+    // Described only when an error needs it: formatting it for every operator
+    // was a fifth of an operator-heavy dump (perf).
+    auto who = [&] { return describe_opr(g, o); };
 
     auto inputs = g.inputs_of(o);
     if (inputs.size() < def.min_inputs || (def.max_inputs != kAnyCount && inputs.size() > def.max_inputs)) {
@@ -26,32 +28,32 @@ void check_operator(const Graph& g, OprId o) {
                                : def.min_inputs == def.max_inputs
                                    ? fmt::format("{}", def.min_inputs)
                                    : fmt::format("{} to {}", def.min_inputs, def.max_inputs);
-        throw GraphError(fmt::format("{}: has {} inputs, expected {}", who, inputs.size(), expected));
+        throw GraphError(fmt::format("{}: has {} inputs, expected {}", who(), inputs.size(), expected));
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
         VarId in = inputs[i];
         if (in.value >= g.vars.size())
-            throw GraphError(fmt::format("{}: input {} refers to var {}, which does not exist", who, i, in.value));
+            throw GraphError(fmt::format("{}: input {} refers to var {}, which does not exist", who(), i, in.value));
         if (g.vars.flags[in.value] & kVarVolatile)
-            throw GraphError(fmt::format("{}: input {} is volatile {}, which cannot be referenced", who, i,
+            throw GraphError(fmt::format("{}: input {} is volatile {}, which cannot be referenced", who(), i,
                                          describe_var(g, in)));
     }
 
     auto params = g.params_of(o);
     if (params.size() != def.params.size())
-        throw GraphError(fmt::format("{}: has {} params, {} writes {}", who, params.size(), def.name,
+        throw GraphError(fmt::format("{}: has {} params, {} writes {}", who(), params.size(), def.name,
                                      def.params.size()));
     for (size_t i = 0; i < params.size(); ++i) {
         const ParamTableDesc& t = param_table(params[i].table);
         if (t.name != def.params[i])
-            throw GraphError(fmt::format("{}: param {} is {}, expected {}", who, i, t.name, def.params[i]));
+            throw GraphError(fmt::format("{}: param {} is {}, expected {}", who(), i, t.name, def.params[i]));
         if (params[i].fields.size() != t.fields.size())
-            throw GraphError(fmt::format("{}: param {} has {} fields, expected {}", who, t.name,
+            throw GraphError(fmt::format("{}: param {} has {} fields, expected {}", who(), t.name,
                                          params[i].fields.size(), t.fields.size()));
     }
 
     if (def.outputs != kAnyCount && g.oprs.outputs[o.value].count != def.outputs)
-        throw GraphError(fmt::format("{}: has {} outputs, expected {}", who, g.oprs.outputs[o.value].count,
+        throw GraphError(fmt::format("{}: has {} outputs, expected {}", who(), g.oprs.outputs[o.value].count,
                                      def.outputs));
 
     Range tensors = g.oprs.tensors[o.value];
@@ -59,24 +61,24 @@ void check_operator(const Graph& g, OprId o) {
                                 : def.tensors == OpTensors::MultipleShared ? g.oprs.outputs[o.value].count
                                                                            : 1;
     if (tensors.count != expected_tensors)
-        throw GraphError(fmt::format("{}: has {} tensors, expected {}", who, tensors.count, expected_tensors));
+        throw GraphError(fmt::format("{}: has {} tensors, expected {}", who(), tensors.count, expected_tensors));
     for (uint32_t t = tensors.begin; t < tensors.end(); ++t) {
         const TensorId id(t);
         const DType dt = g.tensors.dtype[t];
         BlobId blob = g.tensors.blob[t];
         TensorMethod m = g.tensors.method[t];
         if (m == TensorMethod::MetaInput && blob.valid())
-            throw GraphError(fmt::format("{}: input tensor {} has a value but is META_INPUT", who, t));
+            throw GraphError(fmt::format("{}: input tensor {} has a value but is META_INPUT", who(), t));
         if (m != TensorMethod::MetaInput && !blob.valid())
-            throw GraphError(fmt::format("{}: tensor {} has no value", who, t));
+            throw GraphError(fmt::format("{}: tensor {} has no value", who(), t));
         if ((m == TensorMethod::MetaInput || m == TensorMethod::ValueInput) && g.str(g.tensors.name[t]).empty())
-            throw GraphError(fmt::format("{}: input tensor must have a name", who));
+            throw GraphError(fmt::format("{}: input tensor must have a name", who()));
         if (blob.valid()) {
-            if (!dt.valid) throw GraphError(fmt::format("{}: tensor {} has no dtype", who, t));
+            if (!dt.valid) throw GraphError(fmt::format("{}: tensor {} has no dtype", who(), t));
             uint64_t expected = dtype_storage_bytes(dt.type, element_count(g.tensor_shape(id)));
             uint64_t actual = g.blobs.bytes(blob).size();
             if (actual != expected)
-                throw GraphError(fmt::format("{}: tensor {} holds {} bytes, but {} of shape [{}] needs {}", who, t,
+                throw GraphError(fmt::format("{}: tensor {} holds {} bytes, but {} of shape [{}] needs {}", who(), t,
                                              actual, dtype_name(dt.type), fmt::join(g.tensor_shape(id), ","),
                                              expected));
         }

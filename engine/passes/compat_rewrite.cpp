@@ -18,6 +18,12 @@
 
 namespace mgedump::engine {
 
+bool needs_compat_rewrites(const ir::Graph& g, DumpFormat format) {
+    for (ir::OprId o : ir::dump_order(g))
+        if (passes::find_rule(g, o, format)) return true;
+    return false;
+}
+
 RewriteStats apply_compat_rewrites(ir::Graph& g, DumpFormat format, const CompatRewriteOptions& options) {
     using passes::Fragment;
     using passes::Rule;

@@ -34,4 +34,8 @@ struct CompatRewriteOptions {
 // say (GroupNorm/InstanceNorm: the input's static 4-D shape; LayerNorm: its rank).
 RewriteStats apply_compat_rewrites(ir::Graph& g, DumpFormat format, const CompatRewriteOptions& options = {});
 
+// Whether apply_compat_rewrites(g, format) would change anything (some reachable
+// operator has a rule), so a caller can skip copying the graph when it would not.
+bool needs_compat_rewrites(const ir::Graph& g, DumpFormat format);
+
 }  // namespace mgedump::engine
