@@ -73,6 +73,7 @@ ModelInput read_model_input(const fs::path& path) {
                                               path.parent_path().empty() ? fs::path(".") : path.parent_path(), {},
                                               &side_files);
         in.file_digest = onnx_digest(file.bytes, side_files);
+        in.dependencies = std::move(side_files);
         return in;
     }
     XXH128_hash_t h = XXH3_128bits(file.bytes.data(), file.bytes.size());

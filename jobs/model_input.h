@@ -19,8 +19,8 @@ struct ModelInput {
     std::optional<ir::Metadata> metadata;  // a loaded .mge file's; re-dumps keep it
     uint64_t file_bytes = 0;
     std::string file_digest;  // xxh3-128 of the input file
-    // Other files the graph was built from (a graph JSON's .npy files, in document
-    // order), which incremental stamps record next to the input.
+    // Other files the graph was built from (a graph JSON's .npy files, an ONNX
+    // model's external weights), which incremental stamps record next to the input.
     std::vector<std::filesystem::path> dependencies;
 };
 
