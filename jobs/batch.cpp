@@ -202,10 +202,14 @@ private:
         a.seconds = since(start);
     }
 
-    // The input file as read, then every other file the graph came from; nullopt
-    // (no stamps: the next incremental run dumps again) if one cannot be hashed.
+    // The input file, then every other file the graph came from, each with the
+    // digest the next incremental run will compare (the input's own bytes only,
+    // whatever ModelInput::file_digest covers); nullopt (no stamps: the next
+    // incremental run dumps again) if one cannot be hashed.
     std::optional<std::vector<StampedFile>> files_read(const Job& job, const ModelInput& in) {
-        std::vector<StampedFile> files{{job.input.string(), in.file_bytes, in.file_digest}};
+        std::optional<StampedFile> input = digests_.of(job.input);
+        if (!input) return std::nullopt;
+        std::vector<StampedFile> files{std::move(*input)};
         for (const fs::path& p : in.dependencies) {
             if (std::ranges::find(files, p.string(), &StampedFile::path) != files.end()) continue;
             std::optional<StampedFile> f = digests_.of(p);

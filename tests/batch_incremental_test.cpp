@@ -2,6 +2,7 @@
 
 #include "batch_fixtures.h"
 #include "jobs/manifest.h"
+#include "onnx_test_model.h"
 
 namespace mgedump::test {
 namespace {
@@ -125,6 +126,36 @@ TEST(BatchIncremental, AMissingOrTruncatedArtifactIsWrittenAgain) {
     write_text(t.out / "p.mge", "short");
     jobs::BatchReport r = t.run();
     EXPECT_EQ(r.totals.written, 2u);
+}
+
+// A Conv whose weights live in an external file next to the .onnx model.
+void write_onnx_with_external_weights(const fs::path& dir, float first_weight) {
+    OnnxModel m;
+    m.input("x", {1, 3, 2, 2}).output("y");
+    auto& t = m.initializer("w", {2, 3, 1, 1}, {});
+    t.clear_raw_data();
+    t.set_data_location(OnnxType::EXTERNAL);
+    auto* e = t.add_external_data();
+    e->set_key("location");
+    e->set_value("w.bin");
+    m.node("Conv", {"x", "w"}, {"y"});
+    m.write(dir / "m.onnx");
+    std::vector<float> w{first_weight, 2, 3, 4, 5, 6};
+    std::ofstream(dir / "w.bin", std::ios::binary).write(reinterpret_cast<const char*>(w.data()), 24);
+}
+
+TEST(BatchIncremental, AnOnnxModelIsSkippedUntilItsExternalWeightsChange) {
+    IncrementalRun t;
+    write_onnx_with_external_weights(t.in.path, 1.0f);
+    const std::string manifest = R"({"input": "m.onnx"})";
+    EXPECT_EQ(t.run(manifest).totals.written, 1u);
+    jobs::BatchReport same = t.run(manifest);
+    EXPECT_EQ(same.totals.skipped, 1u);
+    EXPECT_EQ(same.totals.models_read, 0u);
+    write_onnx_with_external_weights(t.in.path, 9.0f);  // the .onnx file is byte-identical
+    jobs::BatchReport changed = t.run(manifest);
+    EXPECT_EQ(changed.totals.written, 1u);
+    EXPECT_EQ(changed.totals.models_read, 1u);
 }
 
 }  // namespace
