@@ -15,6 +15,13 @@ Fbb make_builder(size_t planned, const WritePlan& plan, WriteScratch* scratch) {
     return Fbb(scratch->builder_size(planned), scratch->allocator());
 }
 
+flatbuffers::Offset<flatbuffers::String> Fbb::CreateSharedString(const char* str, size_t len) {
+    if (auto it = shared_.find(std::string_view(str, len)); it != shared_.end()) return it->second;
+    auto off = CreateString(str, len);
+    shared_.emplace(std::string(str, len), off);
+    return off;
+}
+
 flatbuffers::Offset<void> build_comp_node(Fbb& fbb, std::string_view locator) {
     auto str = fbb.CreateSharedString(locator.data(), locator.size());
     auto start = fbb.StartTable();
