@@ -47,6 +47,95 @@ FAMILIES = {
 }
 
 
+FOLDABLE = {"Shape", "Constant", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast", "Identity",
+            "Reshape", "Flatten", "Add", "Sub", "Mul", "Div"}
+ELEMENTWISE = {"Add", "Sub", "Mul", "Div", "Pow", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Abs", "Neg",
+               "Erf", "HardSwish", "LeakyRelu"}
+ONE_TO_ONE = {"Conv", "Softmax", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Transpose", "Concat",
+              "Split", "Gather", "Pad", "Resize", "Flatten", "Reshape", "Squeeze", "Unsqueeze"}
+
+
+def compute_operator_count(model, folded_bns, inits):
+    """MegEngine compute operators (everything but inputs, constants and params) the
+    documented mapping gives, from the ONNX graph and onnx's own shape inference."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper, shape_inference
+
+    inferred = shape_inference.infer_shapes(model)
+    shapes = {}
+    for vi in list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output):
+        dims = vi.type.tensor_type.shape.dim
+        shapes[vi.name] = [d.dim_value for d in dims]
+    for t in model.graph.initializer:
+        shapes[t.name] = list(t.dims)
+    elem = {vi.name: vi.type.tensor_type.elem_type
+            for vi in list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output)}
+    ints = {TensorProto.INT64, TensorProto.INT32, TensorProto.INT8, TensorProto.INT16, TensorProto.UINT8,
+            TensorProto.BOOL}
+
+    const = set(inits)
+    count = 0
+    for n in model.graph.node:
+        ins = [i for i in n.input if i]
+        attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
+        all_const = all(i in const for i in ins)
+        if n.op_type in ("Shape", "Constant") or (all_const and n.op_type in FOLDABLE and (
+                n.op_type not in ("Add", "Sub", "Mul", "Div") or all(elem.get(i, TensorProto.INT64) in ints
+                                                                      or i in inits for i in ins))):
+            const.update(n.output)
+            continue
+        op = n.op_type
+        if op in ("Identity", "Dropout"):
+            if ins[0] in const:
+                const.update(n.output[:1])
+            continue
+        if op == "BatchNormalization":
+            count += 0 if id(n) in folded_bns else 1
+        elif op in ELEMENTWISE or op in ONE_TO_ONE:
+            count += 1
+        elif op == "Clip":
+            count += 1 if len(ins) > 1 or "min" in attrs or "max" in attrs else 0
+        elif op == "HardSigmoid":
+            count += 1 if abs(attrs.get("alpha", 0.2) - 1 / 6) < 1e-7 and attrs.get("beta", 0.5) == 0.5 else 2
+        elif op == "Cast":
+            same = {elem.get(ins[0]), attrs["to"]} <= {TensorProto.INT64, TensorProto.INT32}
+            count += 0 if same or elem.get(ins[0]) == attrs["to"] else 1
+        elif op == "ConvTranspose":
+            count += 1 + (len(ins) > 2)
+        elif op == "Gemm":
+            alpha, beta = attrs.get("alpha", 1.0), attrs.get("beta", 1.0)
+            c = len(ins) > 2 and beta != 0
+            count += 1 + (alpha != 1) + c + (c and beta != 1)
+        elif op == "MatMul":
+            a, b = shapes[ins[0]], shapes[ins[1]]
+            if len(b) == 2:
+                count += 1 + (len(a) != 2) * 2
+            else:
+                count += 1 + (len(a) != 3) * 3
+        elif op == "MaxPool":
+            k, s = attrs["kernel_shape"], attrs.get("strides", [1, 1])
+            p = attrs.get("pads", [0, 0, 0, 0])
+            x = shapes[ins[0]]
+            extra = False
+            if attrs.get("ceil_mode", 0):
+                for d in range(2):
+                    floor = (x[2 + d] + 2 * p[d] - k[d]) // s[d] + 1
+                    ceil = (x[2 + d] + 2 * p[d] - k[d] + s[d] - 1) // s[d] + 1
+                    if (ceil - 1) * s[d] >= x[2 + d] + p[d]:
+                        ceil -= 1
+                    extra = extra or ceil != floor
+            count += 1 + extra
+        elif op in ("ReduceMean", "ReduceSum", "ReduceMax"):
+            axes = attrs.get("axes") or (list(numpy_helper.to_array(inits[ins[1]])) if len(ins) > 1 else [])
+            rank = len(shapes[ins[0]])
+            count += (len(set(a % rank for a in axes)) if axes else rank) + (attrs.get("keepdims", 1) == 0)
+        elif op == "Slice":
+            count += 1
+        else:
+            raise SystemExit(f"{op}: no rule for the operator count (the importer would reject it too)")
+    return count
+
+
 def expectations(model):
     import onnx
     from onnx import numpy_helper
@@ -120,6 +209,8 @@ def expectations(model):
         a = as_array(name)
         return a.nbytes // 2 if a.dtype == np.int64 else a.nbytes
 
+    compute = compute_operator_count(model, folded_bns, inits)
+
     histogram = {}
     for n in g.node:
         histogram[n.op_type] = histogram.get(n.op_type, 0) + 1
@@ -130,6 +221,7 @@ def expectations(model):
         "onnx_initializer_bytes": int(sum(numpy_helper.to_array(t).nbytes for t in g.initializer)),
         "folded_batch_norms": len(folded_bns),
         "families": {k: sum(histogram.get(op, 0) for op in ops) for k, ops in FAMILIES.items()},
+        "compute_operators": compute,
         "params": len(kept) + 2 * len(folded_bns) + 2 * lone_bns,
         "param_bytes": int(sum(stored_bytes(p) for p in kept) + folded_bytes),
         "inputs": [i.name for i in g.input if i.name not in inits],

@@ -1,7 +1,8 @@
 // The ONNX corpus check (tools/corpus_test.sh): every model tools/make_onnx_corpus.py
 // generated converts to FBS and FBS_V2, loads back with the readers, and has the
-// compute operators, params and param bytes its expectation file (computed from
-// the ONNX graph with the onnx package) says. Not part of the default suite: it
+// operators, params and param bytes its expectation file (computed from the ONNX
+// graph with the onnx package) says: the number of compute operators, the one-to-one
+// families among them, params and param bytes. Not part of the default suite: it
 // needs the generated corpus.
 //
 //   MGEDUMP_ONNX_CORPUS=DIR build/mgedump_corpus_tests
@@ -52,7 +53,7 @@ const std::map<std::string, std::vector<std::string_view>>& families() {
 
 struct Census {
     std::map<std::string, int64_t> families;
-    int64_t params = 0, param_bytes = 0, oprs = 0;
+    int64_t params = 0, param_bytes = 0, oprs = 0, compute = 0;
 };
 
 Census census(const ir::Graph& g) {
@@ -60,6 +61,7 @@ Census census(const ir::Graph& g) {
     c.oprs = static_cast<int64_t>(g.oprs.size());
     for (size_t o = 0; o < g.oprs.size(); ++o) {
         std::string_view name = ir::op_def(g.oprs.type[o]).name;
+        c.compute += name != "Host2DeviceCopy" && name != "ImmutableTensor" && name != "SharedDeviceTensor";
         for (const auto& [family, ops] : families())
             if (std::find(ops.begin(), ops.end(), name) != ops.end()) ++c.families[family];
         if (name == "SharedDeviceTensor") {
@@ -90,6 +92,7 @@ TEST_P(OnnxCorpus, ConvertsToBothFormatsAndMatchesTheOnnxGraph) {
         Census c = census(loaded.graph);
         for (const auto& [family, count] : expect["families"].items())
             EXPECT_EQ(c.families[family], count.get<int64_t>()) << family;
+        EXPECT_EQ(c.compute, expect["compute_operators"].get<int64_t>());
         EXPECT_EQ(c.params, expect["params"].get<int64_t>());
         EXPECT_EQ(c.param_bytes, expect["param_bytes"].get<int64_t>());
         EXPECT_EQ(loaded.graph.outputs.size(), expect["outputs"].size());
@@ -99,10 +102,11 @@ TEST_P(OnnxCorpus, ConvertsToBothFormatsAndMatchesTheOnnxGraph) {
         engine::Dumped rewritten = engine::dump_graph(g, o);
         auto rb = std::make_shared<std::vector<std::byte>>(rewritten.bytes.to_bytes());
         EXPECT_NO_THROW(formats::read_model(ir::Bytes(*rb), rb));
-        std::printf("  %-22s %-6s nr_opr %5llu  params %4lld  param bytes %11lld  file %11zu\n",
-                    GetParam().c_str(), format == engine::DumpFormat::FBS ? "FBS" : "FBS_V2",
-                    static_cast<unsigned long long>(d.result.nr_opr), static_cast<long long>(c.params),
-                    static_cast<long long>(c.param_bytes), bytes->size());
+        std::printf(
+            "  %-22s %-6s nr_opr %5llu  compute %4lld  params %4lld  param bytes %11lld  file %11zu\n",
+            GetParam().c_str(), format == engine::DumpFormat::FBS ? "FBS" : "FBS_V2",
+            static_cast<unsigned long long>(d.result.nr_opr), static_cast<long long>(c.compute),
+            static_cast<long long>(c.params), static_cast<long long>(c.param_bytes), bytes->size());
     }
 }
 
