@@ -32,7 +32,9 @@ set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
 set xtics rotate by -30 noenhanced
-set key top right noenhanced
+set key outside top center horizontal noenhanced
+set bmargin 9
+set rmargin 14
 set grid ytics
 set datafile separator "\t"
 set datafile missing "NaN"
