@@ -28,7 +28,7 @@ struct WriterLists {
 };
 
 class WriteScratch {
-public:
+  public:
     // A recycled block larger than `max_retained_bytes` is freed rather than kept.
     explicit WriteScratch(size_t max_retained_bytes = size_t{256} << 20);
     // Every Serialized made with this scratch must be destroyed first.
@@ -49,9 +49,9 @@ public:
     void poison_buffers(bool on) { allocator_.poison = on; }
     WriteScratchStats stats() const;
 
-private:
+  private:
     class Recycler : public flatbuffers::Allocator {
-    public:
+      public:
         uint8_t* allocate(size_t size) override;
         void deallocate(uint8_t* p, size_t size) override;
         ~Recycler() override;

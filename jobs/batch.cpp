@@ -37,12 +37,12 @@ uint64_t default_budget() {
 // One model moving through the pipeline.
 struct InFlight {
     const Job* job = nullptr;
-    size_t slot = 0;        // first report row of this job
-    uint64_t footprint = 0; // held in the memory gate until the job is done
+    size_t slot = 0;         // first report row of this job
+    uint64_t footprint = 0;  // held in the memory gate until the job is done
     std::optional<ModelInput> input;
     std::optional<std::vector<StampedFile>> files;  // what the model was read from, for stamps
     std::optional<formats::StripInfo> strip_info;
-    std::vector<std::optional<Stamped>> current;    // per variant, with --incremental
+    std::vector<std::optional<Stamped>> current;  // per variant, with --incremental
 };
 
 // Prefixes the model unless the message already starts with it (graph JSON and
@@ -54,9 +54,10 @@ std::string with_model(const Job& job, std::string_view what) {
 }
 
 class Runner {
-public:
+  public:
     // The cache may keep a quarter of the budget of shared bytes alive between models.
-    Runner(const Manifest& m, const BatchOptions& o) : manifest_(m), options_(o), gate_(budget()), cache_(budget() / 4) {
+    Runner(const Manifest& m, const BatchOptions& o)
+        : manifest_(m), options_(o), gate_(budget()), cache_(budget() / 4) {
         ops_ = o.file_ops ? o.file_ops : &default_ops_;
     }
 
@@ -64,12 +65,15 @@ public:
         const auto start = Clock::now();
         std::error_code ec;
         fs::create_directories(options_.out_dir, ec);
-        if (ec) throw Error(fmt::format("{}: cannot create output directory: {}", options_.out_dir.string(), ec.message()));
+        if (ec)
+            throw Error(fmt::format("{}: cannot create output directory: {}", options_.out_dir.string(),
+                                    ec.message()));
 
         for (const Job& job : manifest_.jobs)
             if (in_shard(job, options_.shard)) selected_.push_back(&job);
         lay_out_report();
-        const unsigned threads = options_.threads ? options_.threads : tbb::this_task_arena::max_concurrency();
+        const unsigned threads =
+            options_.threads ? options_.threads : tbb::this_task_arena::max_concurrency();
 
         pool_.emplace(scratch_retain(threads));
         tbb::task_arena arena(static_cast<int>(threads));
@@ -87,7 +91,7 @@ public:
         return std::move(report_);
     }
 
-private:
+  private:
     uint64_t budget() const { return options_.memory_budget ? options_.memory_budget : default_budget(); }
 
     // One token per thread would idle threads while a model waits on I/O; two
@@ -182,14 +186,16 @@ private:
         for (size_t k = 0; k < job.variants.size(); ++k) {
             const Variant& v = job.variants[k];
             try {
-                w->current[k] = up_to_date(resolve_output(options_.out_dir, v.output),
-                                           stamp_path(options_.out_dir, v.output), job.input, v.options, digests_);
+                w->current[k] =
+                    up_to_date(resolve_output(options_.out_dir, v.output),
+                               stamp_path(options_.out_dir, v.output), job.input, v.options, digests_);
             } catch (const std::exception&) {
             }
             all = all && w->current[k].has_value();
         }
         if (!all) return false;
-        for (size_t k = 0; k < job.variants.size(); ++k) mark_skipped(first_row_[w->slot] + k, *w->current[k], start);
+        for (size_t k = 0; k < job.variants.size(); ++k)
+            mark_skipped(first_row_[w->slot] + k, *w->current[k], start);
         strip_infos_[w->slot] = w->current[0]->strip_info;
         input_bytes_[w->slot] = w->current[0]->input_bytes;
         return true;
@@ -257,7 +263,8 @@ private:
         const auto start = Clock::now();
         try {
             engine::DumpOptions options = v.options;
-            if (!options.metadata) options.metadata = w.input->metadata;  // a re-dump keeps the model's metadata
+            if (!options.metadata)
+                options.metadata = w.input->metadata;  // a re-dump keeps the model's metadata
             const fs::path artifact = resolve_output(options_.out_dir, v.output);
             engine::Dumped d = engine::dump_graph(w.input->graph, options, scratch);
             auto segments = d.bytes.segments();
@@ -280,7 +287,11 @@ private:
         ++done_;
         bytes_done_ += input_bytes_[slot];
         work_done_ += footprints_[slot];
-        JobProgress p{done_, selected_.size(), bytes_done_, work_done_, footprint_total_,
+        JobProgress p{done_,
+                      selected_.size(),
+                      bytes_done_,
+                      work_done_,
+                      footprint_total_,
                       &report_.artifacts[first_row_[slot]],
                       std::max<size_t>(1, selected_[slot]->variants.size())};
         options_.on_progress(p);
@@ -294,9 +305,15 @@ private:
         for (const ArtifactReport& a : report_.artifacts) {
             ++t.artifacts;
             switch (a.status) {
-                case ArtifactStatus::Written: ++t.written; break;
-                case ArtifactStatus::Skipped: ++t.skipped; break;
-                case ArtifactStatus::Failed: ++t.failed; break;
+                case ArtifactStatus::Written:
+                    ++t.written;
+                    break;
+                case ArtifactStatus::Skipped:
+                    ++t.skipped;
+                    break;
+                case ArtifactStatus::Failed:
+                    ++t.failed;
+                    break;
             }
             if (a.status == ArtifactStatus::Failed) continue;
             t.bytes += a.result.tot_bytes;

@@ -10,8 +10,10 @@ ProgressPrinter::ProgressPrinter(std::FILE* out, bool tty, Clock clock)
     : out_(out), tty_(tty), clock_(std::move(clock)), start_(clock_()) {}
 
 void ProgressPrinter::update(const JobProgress& p) {
-    if (tty_) draw_bar(p, std::chrono::duration<double>(clock_() - start_).count());
-    else print_lines(p);
+    if (tty_)
+        draw_bar(p, std::chrono::duration<double>(clock_() - start_).count());
+    else
+        print_lines(p);
     std::fflush(out_);
 }
 

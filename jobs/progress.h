@@ -11,7 +11,7 @@
 namespace mgedump::jobs {
 
 class ProgressPrinter {
-public:
+  public:
     using Clock = std::function<std::chrono::steady_clock::time_point()>;
     // `tty`: draw a bar (pass isatty(fileno(out))). `clock` times throughput and
     // ETA from construction on (tests pass a fake one).
@@ -20,7 +20,7 @@ public:
     // Ends the bar's line so the summary starts on a fresh one.
     void finish();
 
-private:
+  private:
     void print_lines(const JobProgress& p);
     void draw_bar(const JobProgress& p, double elapsed);
 

@@ -20,19 +20,20 @@ struct ScratchPoolStats {
 };
 
 class ScratchPool {
-public:
+  public:
     // Each scratch keeps at most `retain_bytes` of recycled buffer between jobs.
     explicit ScratchPool(size_t retain_bytes) : retain_bytes_(retain_bytes) {}
 
     class Lease {
-    public:
-        Lease(ScratchPool& pool, std::unique_ptr<formats::WriteScratch> s) : pool_(pool), scratch_(std::move(s)) {}
+      public:
+        Lease(ScratchPool& pool, std::unique_ptr<formats::WriteScratch> s)
+            : pool_(pool), scratch_(std::move(s)) {}
         ~Lease() { pool_.give_back(std::move(scratch_)); }
         Lease(const Lease&) = delete;
         Lease& operator=(const Lease&) = delete;
         formats::WriteScratch* get() const { return scratch_.get(); }
 
-    private:
+      private:
         ScratchPool& pool_;
         std::unique_ptr<formats::WriteScratch> scratch_;
     };
@@ -41,7 +42,7 @@ public:
     // Call when no lease is out.
     ScratchPoolStats stats() const;
 
-private:
+  private:
     void give_back(std::unique_ptr<formats::WriteScratch> s);
 
     const size_t retain_bytes_;

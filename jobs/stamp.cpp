@@ -1,10 +1,10 @@
 #include "jobs/stamp.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <xxhash.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "engine/load.h"
@@ -136,7 +136,8 @@ std::optional<Stamped> up_to_date(const fs::path& artifact, const fs::path& stam
 void write_stamp(const fs::path& stamp, const StampKey& key, const Stamped& s, engine::FileOps& ops) {
     fs::create_directories(stamp.parent_path());
     json files = json::array();
-    for (const StampedFile& f : key.files) files.push_back({{"path", f.path}, {"size", f.size}, {"xxh3_128", f.xxh3_128}});
+    for (const StampedFile& f : key.files)
+        files.push_back({{"path", f.path}, {"size", f.size}, {"xxh3_128", f.xxh3_128}});
     json j{{"engine_version", key.engine_version},
            {"files", std::move(files)},
            {"options", key.options},

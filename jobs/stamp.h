@@ -45,11 +45,11 @@ struct Stamped {
 // model with several artifacts). Thread-safe. Assumes inputs do not change while
 // the batch runs.
 class FileDigests {
-public:
+  public:
     // nullopt when the file cannot be read.
     std::optional<StampedFile> of(const std::filesystem::path& path);
 
-private:
+  private:
     std::mutex mutex_;
     std::map<std::string, std::optional<StampedFile>> known_;
 };

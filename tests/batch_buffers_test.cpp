@@ -22,7 +22,8 @@ jobs::BatchReport run_same_sized(int n, unsigned threads, uint64_t memory_budget
     o.out_dir = out.path;
     o.threads = threads;
     o.memory_budget = memory_budget;
-    jobs::BatchReport r = jobs::run_batch(jobs::read_manifest_file(in / "manifest.jsonl", engine::DumpOptions{}), o);
+    jobs::BatchReport r =
+        jobs::run_batch(jobs::read_manifest_file(in / "manifest.jsonl", engine::DumpOptions{}), o);
     EXPECT_TRUE(r.ok()) << report_summary(r);
     EXPECT_EQ(r.totals.written, static_cast<uint64_t>(n));
     return r;

@@ -9,7 +9,9 @@ namespace {
 
 struct IncrementalRun {
     ScratchDir in, out;
-    jobs::BatchReport run(const std::string& manifest = R"({"input": "a.json"})" "\n" R"({"input": "p.json"})") {
+    jobs::BatchReport run(const std::string& manifest = R"({"input": "a.json"})"
+                                                        "\n"
+                                                        R"({"input": "p.json"})") {
         write_text(in / "m.jsonl", manifest);
         jobs::Manifest m = jobs::read_manifest_file(in / "m.jsonl", engine::DumpOptions{});
         jobs::BatchOptions o;
@@ -114,7 +116,9 @@ TEST(BatchIncremental, AnArtifactMadeFromAnotherInputIsMadeAgain) {
 TEST(BatchIncremental, ChangedOptionsReRunTheJob) {
     IncrementalRun t;
     t.run();
-    jobs::BatchReport r = t.run(R"({"input": "a.json", "keep_opr_name": true})" "\n" R"({"input": "p.json"})");
+    jobs::BatchReport r = t.run(R"({"input": "a.json", "keep_opr_name": true})"
+                                "\n"
+                                R"({"input": "p.json"})");
     EXPECT_EQ(r.artifacts[0].status, jobs::ArtifactStatus::Written);
     EXPECT_EQ(r.artifacts[1].status, jobs::ArtifactStatus::Skipped);
 }

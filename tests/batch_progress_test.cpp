@@ -15,7 +15,7 @@ using namespace std::chrono_literals;
 
 // Everything written to a FILE*, as a string.
 class Captured {
-public:
+  public:
     Captured() : f_(open_memstream(&buf_, &len_)) {}
     ~Captured() {
         std::fclose(f_);
@@ -27,7 +27,7 @@ public:
         return std::string(buf_, len_);
     }
 
-private:
+  private:
     char* buf_ = nullptr;
     size_t len_ = 0;
     std::FILE* f_;
@@ -128,7 +128,8 @@ BatchReport sample_report(size_t artifacts) {
     r.artifacts[0].result.xxh3_128 = "0123456789abcdef0123456789abcdef";
     r.artifacts.push_back(artifact("c.mge", ArtifactStatus::Failed, 0, "c.json: boom"));
     r.artifacts[1].input = "c.json";
-    while (r.artifacts.size() < artifacts) r.artifacts.push_back(artifact("s.mge", ArtifactStatus::Skipped, 10));
+    while (r.artifacts.size() < artifacts)
+        r.artifacts.push_back(artifact("s.mge", ArtifactStatus::Skipped, 10));
     r.totals.jobs = r.totals.artifacts = artifacts;
     r.totals.written = 1;
     r.totals.failed = 1;
@@ -157,7 +158,8 @@ TEST(BatchSummary, SaysWhatWasDoneInReadableSizesAndNamesEachFailure) {
     ASSERT_EQ(l.size(), 5u);
     EXPECT_EQ(l[0], "mgedump batch: 3 job(s), 3 artifact(s): 1 written, 1 up to date, 1 failed");
     EXPECT_EQ(l[1],
-              "  12.3 kB written out of 25.0 MB read; tensor values 20.00 GB, of which 5000 B unique across models; "
+              "  12.3 kB written out of 25.0 MB read; tensor values 20.00 GB, of which 5000 B unique across "
+              "models; "
               "1.50 s on 4 thread(s)");
     EXPECT_NE(l[2].find("a.mge"), std::string::npos);
     EXPECT_NE(l[2].find("12345 bytes"), std::string::npos);

@@ -1,12 +1,13 @@
 // Reused write buffers (formats/write_scratch.h) never change bytes: every dump
 // made with a scratch, whose recycled memory is poisoned, equals a fresh dump.
+#include "formats/write_scratch.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "engine/dump.h"
 #include "formats/graph_json.h"
-#include "formats/write_scratch.h"
 #include "ir/builder.h"
 #include "ir/error.h"
 #include "test_paths.h"
@@ -47,7 +48,8 @@ TEST(WriteScratch, EveryExampleTwiceRoundThroughOnePoisonedScratchEqualsFreshDum
         formats::WriteScratchStats after_first_round;
         for (int round = 0; round < 2; ++round) {
             for (size_t i = 0; i < graphs.size(); ++i)
-                EXPECT_EQ(engine::dump_graph(graphs[i], o, &scratch).bytes.to_bytes(), fresh_bytes(graphs[i], o))
+                EXPECT_EQ(engine::dump_graph(graphs[i], o, &scratch).bytes.to_bytes(),
+                          fresh_bytes(graphs[i], o))
                     << "example " << i << ", round " << round << ", " << engine::format_name(o.dump_format);
             if (round == 0) after_first_round = scratch.stats();
         }
@@ -91,7 +93,8 @@ ir::Graph graph_with_empty_constant() {
     ir::OprId o = b.add_op(ir::find_op("ImmutableTensor"), {}, {}, {});
     ir::BlobId blob = g.blobs.add_owned({});
     const std::vector<uint32_t> shape{0};
-    b.add_tensor(o, {}, ir::TensorMethod::ValueAnonymous, ir::DType::of(ir::DTypeEnum::Uint8), shape, "xpux:0", blob);
+    b.add_tensor(o, {}, ir::TensorMethod::ValueAnonymous, ir::DType::of(ir::DTypeEnum::Uint8), shape,
+                 "xpux:0", blob);
     b.output(g.output_var(o, 0), "empty");
     return b.finish();
 }
