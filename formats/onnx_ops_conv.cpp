@@ -40,9 +40,12 @@ void conv(Importer& c) {
     auto kernel = c.attr_ints("kernel_shape", {w.shape[2], w.shape[3]});
     if (kernel != std::vector<int64_t>{w.shape[2], w.shape[3]})
         c.fail("kernel_shape does not match the weight");
-    Window2d win = read_window(c, x.shape, kernel);
-    Shape out{x.shape[0], oc, window_out(x.shape[2], win.pad_h, kernel[0], win.stride_h, win.dilate_h),
-              window_out(x.shape[3], win.pad_w, kernel[1], win.stride_w, win.dilate_w)};
+    Window2d win = read_window(c, x.shape, kernel, /*allow_asymmetric=*/true);
+    // Asymmetric pads (TensorFlow's SAME): the remainder as a zero Padding first.
+    Shape in_shape = x.shape;
+    ir::VarId in = pad_asymmetric(c, c.var(0), in_shape, win, 0.0);
+    Shape out{x.shape[0], oc, window_out(in_shape[2], win.pad_h, kernel[0], win.stride_h, win.dilate_h),
+              window_out(in_shape[3], win.pad_w, kernel[1], win.stride_w, win.dilate_w)};
     Shape wshape = group == 1 ? w.shape : Shape{group, oc / group, w.shape[1], w.shape[2], w.shape[3]};
     ir::ParamArgs params = conv_window_params(win);
     params.emplace_back("sparse", group == 1 ? "DENSE" : "GROUP");
@@ -55,7 +58,7 @@ void conv(Importer& c) {
         folded->bias.shape = {1, oc, 1, 1};
         ir::VarId wv = value_var(c, folded->weight, c.node().input(1));
         ir::VarId bv = value_var(c, folded->bias, "bias");
-        y = c.emit("ConvBias", {c.var(0), wv, bv}, params);
+        y = c.emit("ConvBias", {in, wv, bv}, params);
         c.fused_batch_norms()[folded->batch_norm_output] = c.node().output(0);
         c.set_output_var(0, y, x.elem_type, out);
         c.alias_output_name(folded->batch_norm_output, 0);
@@ -64,9 +67,9 @@ void conv(Importer& c) {
     ir::VarId wv = reshaped(c, 1, wshape);
     if (c.has_input(2)) {
         if (c.input(2).shape != Shape{oc}) c.fail(fmt::format("bias (input #2) must have shape [{}]", oc));
-        y = c.emit("ConvBias", {c.var(0), wv, reshaped(c, 2, {1, oc, 1, 1})}, params);
+        y = c.emit("ConvBias", {in, wv, reshaped(c, 2, {1, oc, 1, 1})}, params);
     } else {
-        y = c.emit("Convolution", {c.var(0), wv}, params);
+        y = c.emit("Convolution", {in, wv}, params);
     }
     c.set_output_var(0, y, x.elem_type, out);
 }

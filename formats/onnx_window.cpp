@@ -6,7 +6,8 @@
 
 namespace mgedump::formats::onnx_import {
 
-Window2d read_window(const Importer& c, const Shape& input, const std::vector<int64_t>& kernel) {
+Window2d read_window(const Importer& c, const Shape& input, const std::vector<int64_t>& kernel,
+                     bool allow_asymmetric) {
     if (input.size() != 4)
         c.fail(fmt::format("only 2-D (NCHW) inputs are supported, input #0 has rank {}", input.size()));
     if (kernel.size() != 2) c.fail("kernel_shape must describe 2 spatial axes");
@@ -29,13 +30,28 @@ Window2d read_window(const Importer& c, const Shape& input, const std::vector<in
     } else if (auto_pad != "NOTSET") {
         c.fail(fmt::format("auto_pad '{}' is not supported", auto_pad));
     }
-    if (pads[0] != pads[2] || pads[1] != pads[3])
+    if ((pads[0] != pads[2] || pads[1] != pads[3]) && !allow_asymmetric)
         c.fail(fmt::format("asymmetric pads [{}] are not supported", fmt::join(pads, ",")));
     Window2d w;
-    w.pad_h = pads[0], w.pad_w = pads[1];
+    w.pad_h = std::min(pads[0], pads[2]), w.pad_w = std::min(pads[1], pads[3]);
+    w.extra_top = pads[0] - w.pad_h, w.extra_bottom = pads[2] - w.pad_h;
+    w.extra_left = pads[1] - w.pad_w, w.extra_right = pads[3] - w.pad_w;
     w.stride_h = strides[0], w.stride_w = strides[1];
     w.dilate_h = dilations[0], w.dilate_w = dilations[1];
     return w;
+}
+
+ir::VarId pad_asymmetric(Importer& c, ir::VarId x, Shape& shape, const Window2d& w, double value) {
+    if (!w.asymmetric()) return x;
+    shape[2] += w.extra_top + w.extra_bottom;
+    shape[3] += w.extra_left + w.extra_right;
+    return c.emit("Padding", {x},
+                  {int_param("front_offset_dim2", w.extra_top),
+                   int_param("front_offset_dim3", w.extra_left),
+                   int_param("back_offset_dim2", w.extra_bottom),
+                   int_param("back_offset_dim3", w.extra_right),
+                   float_param("padding_val", value),
+                   {"padding_mode", "CONSTANT"}});
 }
 
 ir::ParamArgs conv_window_params(const Window2d& w) {

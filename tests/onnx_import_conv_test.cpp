@@ -72,16 +72,38 @@ TEST(OnnxConv, ConvWeightsAreViewedInTheParsedModelNotCopied) {
     EXPECT_EQ(g.blobs.bytes(blob).size(), 4u * 3 * 3 * 3 * 4);
 }
 
-TEST(OnnxConv, AsymmetricPadsAreAnErrorNamingTheNode) {
+TEST(OnnxConv, AsymmetricPadsPadTheDifferenceWithZerosFirst) {
     OnnxModel m;
     m.input("x", {1, 3, 8, 8}).output("y");
     m.ramp("w", {4, 3, 3, 3});
-    set_attr(m.node("Conv", {"x", "w"}, {"y"}, "c7"), "pads", std::vector<int64_t>{0, 0, 1, 1});
+    // TensorFlow's SAME with stride 2: one more row and column at the end.
+    auto& n = m.node("Conv", {"x", "w"}, {"y"}, "c7");
+    set_attr(n, "pads", std::vector<int64_t>{0, 1, 1, 2});
+    set_attr(n, "strides", std::vector<int64_t>{2, 2});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), (V{"Padding", "Convolution"}));
+    ir::OprId p = find_opr(g, "Padding"), c = find_opr(g, "Convolution");
+    EXPECT_EQ(int_field(g, p, "front_offset_dim2"), 0);
+    EXPECT_EQ(int_field(g, p, "back_offset_dim2"), 1);
+    EXPECT_EQ(int_field(g, p, "front_offset_dim3"), 0);
+    EXPECT_EQ(int_field(g, p, "back_offset_dim3"), 1);
+    EXPECT_EQ(std::get<double>(field(g, p, "padding_val")), 0.0);
+    EXPECT_EQ(int_field(g, c, "pad_h"), 0);
+    EXPECT_EQ(int_field(g, c, "pad_w"), 1);
+    expect_round_trip(g);
+}
+
+TEST(OnnxConv, AsymmetricPoolPadsAreAnErrorNamingTheNode) {
+    OnnxModel m;
+    m.input("x", {1, 3, 8, 8}).output("y");
+    auto& n = m.node("MaxPool", {"x"}, {"y"}, "p7");
+    set_attr(n, "kernel_shape", std::vector<int64_t>{3, 3});
+    set_attr(n, "pads", std::vector<int64_t>{0, 0, 1, 1});
     try {
         m.import();
         FAIL();
     } catch (const GraphError& e) {
-        EXPECT_NE(std::string(e.what()).find("test.onnx: node 'c7' (Conv): asymmetric pads"),
+        EXPECT_NE(std::string(e.what()).find("test.onnx: node 'p7' (MaxPool): asymmetric pads"),
                   std::string::npos)
             << e.what();
     }
