@@ -21,6 +21,8 @@ namespace mgedump::formats {
 class Fbb : public flatbuffers::FlatBufferBuilder {
 public:
     using FlatBufferBuilder::FlatBufferBuilder;
+    // MegEngine's way, for the benchmarks' baseline: FlatBuffers' own pool.
+    void use_flatbuffers_string_pool() { flatbuffers_pool_ = true; }
 
     flatbuffers::Offset<flatbuffers::String> CreateSharedString(const char* str, size_t len);
     flatbuffers::Offset<flatbuffers::String> CreateSharedString(std::string_view s) {
@@ -36,13 +38,14 @@ private:
         size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
     };
     std::unordered_map<std::string, flatbuffers::Offset<flatbuffers::String>, ContentHash, std::equal_to<>> shared_;
+    bool flatbuffers_pool_ = false;
 };
 
 class WriteScratch;
 struct WritePlan;
 // A builder reserving at least `planned` bytes; with a scratch, its buffer is
 // recycled memory that goes back to the scratch when the finished buffer dies.
-// Without plan.presize_builder: FlatBuffers' defaults (initial size, allocator).
+// With plan.megengine_builder: FlatBuffers' defaults (initial size, allocator, string pool).
 Fbb make_builder(size_t planned, const WritePlan& plan, WriteScratch* scratch);
 
 // Byte offset of slot `slot` in a vtable.

@@ -26,9 +26,10 @@ struct WritePlan {
     uint32_t model_version = 2;  // FBS_V2: registry entry selection
     uint32_t mgb_version = 0;
     ir::Metadata metadata;
-    // false: start the builder at FlatBuffers' default size and let it regrow, as
-    // MegEngine's dumper does (the benchmarks' naive baseline); same bytes.
-    bool presize_builder = true;
+    // true: build as MegEngine's dumper does — FlatBuffers' default initial size,
+    // regrown as it fills, default allocator, FlatBuffers' own shared-string pool
+    // (the benchmarks' naive baseline). Same bytes.
+    bool megengine_builder = false;
 };
 
 struct WriteStats {

@@ -33,7 +33,7 @@ std::vector<uint8_t> naive_dump(const ir::Graph& g, const engine::DumpOptions& o
     plan.model_version = options.model_version;
     plan.mgb_version = options.mgb_version;
     plan.metadata = options.metadata.value_or(ir::Metadata{});
-    plan.presize_builder = false;
+    plan.megengine_builder = true;
     formats::WriteStats stats;
     // v1 writes the values as it goes and the FlatBuffer at the end; v2 writes the
     // finished FlatBuffer. Either way every byte passes through the vector file.

@@ -3,8 +3,9 @@
 // default initial size, grown (reallocate and copy) as it fills; every tensor
 // value copied into it (FBS_V2) or appended to a std::vector output file grown by
 // resize (FBS v1, MegEngine's OutputFile::make_vector_proxy); a single thread;
-// fresh memory every dump. It shares mgedump's operator encoding, so on models
-// with little weight data the two differ only in buffer management.
+// fresh memory every dump; FlatBuffers' own shared-string pool. It shares
+// mgedump's operator encoding otherwise, so on models with little weight data
+// the two differ only in buffer management and string pooling.
 #pragma once
 
 #include <cstdint>
