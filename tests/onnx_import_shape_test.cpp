@@ -133,6 +133,18 @@ TEST(OnnxIndex, GatherWithAScalarIndexIsSubtensorAndWithAVectorIndexingMultiAxis
     expect_round_trip(g);
 }
 
+TEST(OnnxIndex, GatherWithRuntimeIndicesIsIndexingMultiAxisVecOnTheIndexVar) {
+    OnnxModel m;
+    m.input("ids", {3}, OnnxType::INT64).output("y");
+    m.ramp("table", {10, 4});
+    m.node("Gather", {"table", "ids"}, {"y"});
+    ir::Graph g = m.import();
+    ir::OprId v = find_opr(g, "IndexingMultiAxisVec");
+    EXPECT_EQ(ir::op_def(g.oprs.type[g.vars.owner[g.inputs_of(v)[1].value].value]).name, "Host2DeviceCopy");
+    EXPECT_EQ(g.vars.dtype[g.inputs_of(v)[1].value].type, ir::DTypeEnum::Int32);  // INT64 input as Int32
+    expect_round_trip(g);
+}
+
 TEST(OnnxPool, MaxPoolAndAveragePoolArePoolingWithTheirModes) {
     OnnxModel m;
     m.input("x", {1, 2, 8, 8}).output("a").output("b");
@@ -180,6 +192,17 @@ TEST(OnnxPool, GlobalAveragePoolIsOneWindowOverThePlane) {
     EXPECT_EQ(int_field(g, p, "window_h"), 7);
     EXPECT_EQ(int_field(g, p, "window_w"), 5);
     expect_round_trip(g);
+}
+
+TEST(OnnxPool, GlobalMaxPoolIsOneMaxWindowOverThePlane) {
+    OnnxModel m;
+    m.input("x", {1, 2, 3, 6}).output("y");
+    m.node("GlobalMaxPool", {"x"}, {"y"});
+    ir::Graph g = m.import();
+    ir::OprId p = find_opr(g, "Pooling");
+    EXPECT_EQ(enum_field(g, p, "mode"), "MAX_");
+    EXPECT_EQ(int_field(g, p, "window_h"), 3);
+    EXPECT_EQ(int_field(g, p, "stride_w"), 6);
 }
 
 TEST(OnnxPool, ReduceMeanOverTwoAxesWithoutKeepdimsIsTwoReducesAndAnAxisRemove) {
