@@ -161,7 +161,7 @@ Manifest scan_directory(const fs::path& dir, const engine::DumpOptions& options)
     std::vector<fs::path> inputs;
     for (const fs::directory_entry& e : it) {
         const auto ext = e.path().extension();
-        if ((ext == ".json" || ext == ".mge") && e.is_regular_file()) inputs.push_back(e.path());
+        if ((ext == ".json" || ext == ".mge" || ext == ".onnx") && e.is_regular_file()) inputs.push_back(e.path());
     }
     // Directory order is the file system's; name order is everyone's.
     std::ranges::sort(inputs);

@@ -44,7 +44,7 @@ Manifest parse_manifest(std::string_view text, const std::filesystem::path& base
                         const engine::DumpOptions& defaults, std::string_view label = "manifest");
 Manifest read_manifest_file(const std::filesystem::path& path, const engine::DumpOptions& defaults);
 
-// Directory mode: every *.json graph and *.mge model directly in `dir`, in name
+// Directory mode: every *.json graph, *.mge and *.onnx model directly in `dir`, in name
 // order, each dumped with `options` to <stem>.mge.
 Manifest scan_directory(const std::filesystem::path& dir, const engine::DumpOptions& options);
 

@@ -74,5 +74,16 @@ TEST_F(OnnxCli, BatchManifestAcceptsOnnxInputs) {
     EXPECT_EQ(count_ops(m.graph, "Pooling"), 1u);
 }
 
+TEST_F(OnnxCli, DirectoryBatchPicksUpOnnxModelsBesideGraphJson) {
+    fs::create_directories(dir / "in");
+    small_cnn("in/cnn.onnx");
+    fs::copy_file(fs::path(MGEDUMP_SOURCE_DIR) / "examples" / "tiny_cnn.json", dir / "in" / "tiny_cnn.json");
+    CliRun r = run_cli("batch " + (dir / "in").string() + " -o " + (dir / "out").string());
+    ASSERT_EQ(r.status, 0) << r.out;
+    formats::LoadedModel m = engine::load_file((dir / "out" / "cnn.mge").string());
+    EXPECT_EQ(count_ops(m.graph, "ConvBias"), 1u);
+    EXPECT_TRUE(fs::exists(dir / "out" / "tiny_cnn.mge"));
+}
+
 }  // namespace
 }  // namespace mgedump::test
