@@ -3,13 +3,16 @@
 # corpus if it is missing, runs mgedump_compare on it and on the synthetic
 # models (interleaved rounds, medians), writes the table, TSV and PNG.
 #   tools/bench_compare.sh [BUILD_DIR] [OUT_DIR] [ROUNDS]
-# defaults: build, docs/bench, 7. Needs a built mgedump_compare (cmake --build
-# BUILD_DIR --target mgedump_compare) and, for the corpus, setup.sh --corpus.
+# defaults: build, docs/bench, 7. Installs the corpus packages (setup.sh --corpus)
+# and builds mgedump_compare in BUILD_DIR first.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 build=${1:-build}
 out=${2:-docs/bench}
 rounds=${3:-7}
-corpus=$build/onnx_corpus
+bash tools/setup.sh --corpus
+cmake --build "$build" --target mgedump_compare
+corpus=$build/onnx-corpus   # shared with tools/corpus_test.sh
 models="resnet18 resnet18_unfused_bn resnet50 mobilenet_v2 shufflenet_v2_x0_5 squeezenet1_1 efficientnet_b0 vgg11 transformer_encoder"
 for m in $models; do
   [ -f "$corpus/$m.onnx" ] || /usr/bin/python3 tools/make_onnx_corpus.py "$corpus" --only "$m"
