@@ -12,10 +12,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
-  pybind11-dev python3-dev python3-pytest python3-numpy
+  pybind11-dev python3-dev python3-pytest python3-numpy python3-onnx
 )
 if [[ "${1:-}" == --corpus ]]; then
-  packages+=(python3-torch python3-torchvision python3-onnx gnuplot-nox)
+  packages+=(python3-torch python3-torchvision gnuplot-nox)
 fi
 
 missing=()

@@ -1,10 +1,12 @@
 // mgedump.load_graph: MegEngine's load_graph (spec §11.5) for files of either format,
-// and load_graphs for files holding several graphs back to back (§11.3).
+// load_graphs for files holding several graphs back to back (§11.3), and
+// import_onnx, which gives an ONNX model the same shape of result.
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
 #include "engine/load.h"
 #include "formats/model_reader.h"
+#include "formats/onnx_import.h"
 #include "tools/python/bindings.h"
 #include "tools/python/graph_state.h"
 #include "tools/python/keepalive.h"
@@ -42,11 +44,7 @@ std::vector<formats::LoadedModel> load_from_py(py::handle source, bool every_gra
     return one;
 }
 
-py::object to_load_result(formats::LoadedModel& model) {
-    auto state = std::make_shared<GraphState>("xpux:0");
-    state->loaded = LoadedFrom{std::string(formats::model_format_name(model.format)), model.mgb_version,
-                               model.hash, model.model_version};
-    state->graph() = std::move(model.graph);
+py::object to_load_result(std::shared_ptr<GraphState> state, const ir::Metadata& metadata) {
     const ir::Graph& g = state->graph();
     py::dict by_name;
     py::list in_order;
@@ -55,9 +53,17 @@ py::object to_load_result(formats::LoadedModel& model) {
         by_name[py::str(std::string(g.str(g.vars.name[v.value])))] = var;
         in_order.append(var);
     }
+    return py::reinterpret_borrow<py::object>(load_result_type)(py::cast(state), by_name, in_order,
+                                                                 py::cast(metadata));
+}
+
+py::object to_load_result(formats::LoadedModel& model) {
+    auto state = std::make_shared<GraphState>("xpux:0");
+    state->loaded = LoadedFrom{std::string(formats::model_format_name(model.format)), model.mgb_version,
+                               model.hash, model.model_version};
+    state->graph() = std::move(model.graph);
     // A file without metadata (MegEngine before 1.5) reads as the default metadata, as MegEngine's does.
-    py::object metadata = py::cast(model.metadata.value_or(ir::Metadata{}));
-    return py::reinterpret_borrow<py::object>(load_result_type)(py::cast(state), by_name, in_order, metadata);
+    return to_load_result(std::move(state), model.metadata.value_or(ir::Metadata{}));
 }
 
 }  // namespace
@@ -90,6 +96,26 @@ Malformed files raise mgedump.SerializationError naming the byte offset or opera
         py::arg("path_or_bytes"),
         "Every graph of a file that holds several dumps back to back (trace.dump(append=True)), each a\n"
         "CompGraphLoadResult as load_graph returns it.");
+    m.def(
+        "import_onnx",
+        [](py::object path, bool params_as_shared, bool fold_batch_norm) {
+            const std::string p = py::module_::import("os").attr("fsdecode")(path).cast<std::string>();
+            auto state = std::make_shared<GraphState>("xpux:0");
+            {
+                py::gil_scoped_release unlocked;
+                state->graph() = formats::import_onnx(
+                    p, {.params_as_shared_device_tensor = params_as_shared, .fold_batch_norm = fold_batch_norm});
+            }
+            return to_load_result(std::move(state), ir::Metadata{});
+        },
+        py::arg("path"), py::kw_only(), py::arg("params_as_shared") = false, py::arg("fold_batch_norm") = true,
+        R"(Import an ONNX model (as `mgedump dump model.onnx` does) into a mgedump.Graph.
+
+params_as_shared: initializers become named params (SharedDeviceTensor), so keep_param_name has
+names to keep; otherwise anonymous constants. fold_batch_norm: fold BatchNormalization into the Conv
+before it. Returns CompGraphLoadResult(graph, output_vars_dict, output_vars_list, metadata), ready
+for dump_graph(output_vars_list). Unsupported operators raise mgedump.SerializationError naming the
+node and op type.)");
 }
 
 }  // namespace mgedump::python
