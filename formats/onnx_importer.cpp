@@ -322,6 +322,8 @@ void Importer::convert(const onnx::NodeProto& n) {
     if (auto it = fused_bn_.find(n.output_size() > 0 ? n.output(0) : ""); it != fused_bn_.end()) return;
     if (!n.domain().empty() && n.domain() != "ai.onnx")
         fail(fmt::format("operator domain '{}' is not supported", n.domain()));
+    // Every operator we map has a required first output; handlers may rely on it.
+    if (n.output_size() == 0 || n.output(0).empty()) fail("output #0 is missing");
     const auto& index = handler_index();
     auto it = index.find(n.op_type());
     if (it == index.end()) fail("operator type is not supported");

@@ -27,11 +27,18 @@ ir::VarId reshaped(Importer& c, size_t input, const Shape& shape) {
 
 ir::VarId value_var(Importer& c, Value v, std::string_view name) { return c.materialize(v, name); }
 
+// Only 2-D convolutions are mapped: data (N, C, H, W) and weight of rank 4.
+void check_conv_ranks(Importer& c, const Value& x, const Value& w) {
+    if (x.shape.size() != 4)
+        c.fail(fmt::format("data (input #0) must have rank 4 (N, C, H, W), has {}", x.shape.size()));
+    if (w.shape.size() != 4)
+        c.fail(fmt::format("weight (input #1) must have rank 4, has {}", w.shape.size()));
+}
+
 void conv(Importer& c) {
     c.check_attrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
     const Value &x = c.input(0), &w = c.input(1);
-    if (w.shape.size() != 4)
-        c.fail(fmt::format("weight (input #1) must have rank 4, has {}", w.shape.size()));
+    check_conv_ranks(c, x, w);
     const int64_t group = c.attr_int("group", 1);
     const int64_t oc = w.shape[0];
     if (group < 1 || oc % group != 0 || x.shape[1] != w.shape[1] * group)
@@ -79,8 +86,7 @@ void conv(Importer& c) {
 void conv_transpose(Importer& c) {
     c.check_attrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", "output_padding"});
     const Value &x = c.input(0), &w = c.input(1);
-    if (w.shape.size() != 4)
-        c.fail(fmt::format("weight (input #1) must have rank 4, has {}", w.shape.size()));
+    check_conv_ranks(c, x, w);
     for (int64_t p : c.attr_ints("output_padding", {0, 0}))
         if (p != 0) c.fail("output_padding is not supported");
     if (c.attr_string("auto_pad", "NOTSET") != "NOTSET") c.fail("auto_pad is not supported");
