@@ -136,12 +136,7 @@ TEST(BatchIncremental, AMissingOrTruncatedArtifactIsWrittenAgain) {
 void write_onnx_with_external_weights(const fs::path& dir, float first_weight) {
     OnnxModel m;
     m.input("x", {1, 3, 2, 2}).output("y");
-    auto& t = m.initializer("w", {2, 3, 1, 1}, {});
-    t.clear_raw_data();
-    t.set_data_location(OnnxType::EXTERNAL);
-    auto* e = t.add_external_data();
-    e->set_key("location");
-    e->set_value("w.bin");
+    m.external_initializer("w", {2, 3, 1, 1}, "w.bin");
     m.node("Conv", {"x", "w"}, {"y"});
     m.write(dir / "m.onnx");
     std::vector<float> w{first_weight, 2, 3, 4, 5, 6};

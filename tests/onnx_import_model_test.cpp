@@ -89,12 +89,7 @@ TEST(OnnxModelImport, MissingExternalDataFileIsAnErrorNamingTheModelAndTensor) {
     fs::path dir = temp_dir("missing");
     OnnxModel m;
     m.input("x", {1, 3, 2, 2}).output("y");
-    auto& t = m.initializer("w", {2, 3, 1, 1}, {});
-    t.clear_raw_data();
-    t.set_data_location(OnnxType::EXTERNAL);
-    auto* e = t.add_external_data();
-    e->set_key("location");
-    e->set_value("nowhere.bin");
+    m.external_initializer("w", {2, 3, 1, 1}, "nowhere.bin");
     m.node("Conv", {"x", "w"}, {"y"});
     fs::path model = m.write(dir / "model.onnx");
     try {

@@ -24,12 +24,7 @@ TEST(OnnxModelInput, DigestChangesWhenOnlyTheExternalWeightFileChanges) {
     fs::create_directories(dir);
     OnnxModel m;
     m.input("x", {1, 3, 2, 2}).output("y");
-    auto& t = m.initializer("w", {2, 3, 1, 1}, {});
-    t.clear_raw_data();
-    t.set_data_location(OnnxType::EXTERNAL);
-    auto* e = t.add_external_data();
-    e->set_key("location");
-    e->set_value("w.bin");
+    m.external_initializer("w", {2, 3, 1, 1}, "w.bin");
     m.node("Conv", {"x", "w"}, {"y"});
     fs::path model = m.write(dir / "m.onnx");
 

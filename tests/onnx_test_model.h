@@ -56,6 +56,17 @@ class OnnxModel {
         fill(*t, name, dims, OnnxType::INT64, values.data(), values.size() * 8);
         return *t;
     }
+    // A float initializer whose bytes live in `location`, a side file next to the model.
+    onnx::TensorProto& external_initializer(const std::string& name, std::vector<int64_t> dims,
+                                            const std::string& location) {
+        auto& t = initializer(name, dims, {});
+        t.clear_raw_data();
+        t.set_data_location(OnnxType::EXTERNAL);
+        auto* e = t.add_external_data();
+        e->set_key("location");
+        e->set_value(location);
+        return t;
+    }
     // Float values 0, 1, 2, ... scaled by `step` (distinct, easy to check).
     onnx::TensorProto& ramp(const std::string& name, std::vector<int64_t> dims, float step = 0.5f) {
         int64_t n = 1;
