@@ -1,12 +1,14 @@
 #include "engine/dump.h"
 
 #include <fmt/format.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 
+#include "engine/artifact_pass.h"
+#include "engine/value_scan.h"
 #include "engine/passes/compat_rewrite.h"
 #include "engine/passes/param_dedup.h"
 #include "engine/strip_info.h"
@@ -20,48 +22,20 @@
 namespace mgedump::engine {
 namespace {
 
-std::string hex128(XXH128_hash_t h) { return fmt::format("{:016x}{:016x}", h.high64, h.low64); }
-
-std::string digest(const formats::Serialized& s) {
-    XXH3_state_t* state = XXH3_createState();
-    XXH3_128bits_reset(state);
-    for (auto seg : s.segments()) XXH3_128bits_update(state, seg.data(), seg.size());
-    std::string out = hex128(XXH3_128bits_digest(state));
-    XXH3_freeState(state);
-    return out;
-}
-
-// A float32 is NaN or infinite exactly when its exponent bits are all ones.
-// Tested on the bits in fixed blocks of 16, which the compiler turns into
-// vector code: a scalar isfinite loop cost a quarter of a weight-heavy dump.
-size_t count_non_finite_f32(ir::Bytes bytes) {
-    constexpr uint32_t kExponent = 0x7f800000;
-    constexpr size_t kBlock = 16;
-    const size_t n = bytes.size() / 4;
-    size_t bad = 0, i = 0;
-    for (; i + kBlock <= n; i += kBlock) {
-        uint32_t block[kBlock];
-        std::memcpy(block, bytes.data() + i * 4, sizeof block);
-        uint32_t in_block = 0;
-        for (size_t k = 0; k < kBlock; ++k) in_block += (block[k] & kExponent) == kExponent;
-        bad += in_block;
-    }
-    for (; i < n; ++i) {
-        uint32_t v;
-        std::memcpy(&v, bytes.data() + i * 4, 4);
-        bad += (v & kExponent) == kExponent;
-    }
-    return bad;
-}
-
-// MegEngine warns (and still dumps) when a float32 value is NaN or infinite.
-void warn_non_finite(const ir::Graph& g, const std::vector<ir::OprId>& order, std::vector<std::string>& warnings) {
+// MegEngine warns (and still dumps) when a float32 value is NaN or infinite. The
+// artifact pass counted the values it read; the small ones copied into the
+// FlatBuffer by the writer are counted here.
+void warn_non_finite(const ir::Graph& g, const std::vector<ir::OprId>& order, const ArtifactPass& pass,
+                     std::vector<std::string>& warnings) {
     for (ir::OprId o : order) {
         ir::Range t = g.oprs.tensors[o.value];
         for (uint32_t i = t.begin; i < t.end(); ++i) {
             ir::BlobId b = g.tensors.blob[i];
             if (!b.valid() || g.tensors.dtype[i].type != ir::DTypeEnum::Float32) continue;
-            const size_t bad = count_non_finite_f32(g.blobs.bytes(b));
+            auto seen = std::ranges::lower_bound(pass.non_finite, i, {}, &std::pair<uint32_t, uint64_t>::first);
+            const uint64_t bad = seen != pass.non_finite.end() && seen->first == i
+                                     ? seen->second
+                                     : count_non_finite_f32(g.blobs.bytes(b));
             if (bad)
                 warnings.push_back(fmt::format("{}: tensor {} has {} non-finite float32 value(s)",
                                                ir::describe_opr(g, o), i, bad));
@@ -71,7 +45,8 @@ void warn_non_finite(const ir::Graph& g, const std::vector<ir::OprId>& order, st
 
 }  // namespace
 
-Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats::WriteScratch* scratch) {
+Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats::WriteScratch* scratch,
+                  const OutputBuffer& into) {
     check_options(options);
     const bool v1 = options.dump_format == DumpFormat::FBS;
 
@@ -147,10 +122,19 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
                                 ? formats::var_name_for_dump(*g, v, plan.numbering.compact_id[v.value])
                                 : fmt::format("unnamed{}", i));
     }
-    r.xxh3_128 = digest(out.bytes);
+    std::span<std::byte> buffer;
+    if (into) {
+        buffer = into(out.bytes.size());
+        if (buffer.size() < out.bytes.size())
+            throw std::logic_error(fmt::format("dump_graph: the output buffer holds {} bytes, the artifact needs {}",
+                                               buffer.size(), out.bytes.size()));
+    }
+    const ArtifactPass pass = artifact_pass(out.bytes, *g, buffer);
+    if (into) out.bytes = formats::Serialized{};  // the caller's buffer holds the artifact now
+    r.xxh3_128 = pass.xxh3_128;
     r.dedup_tensors_saved = dedup.tensors_saved;
     r.dedup_bytes_saved = dedup.bytes_saved;
-    warn_non_finite(*g, plan.order, r.warnings);
+    warn_non_finite(*g, plan.order, pass, r.warnings);
 
     if (options.strip_info_file)
         formats::write_strip_info_file(*options.strip_info_file, compute_strip_info(original), r.content_hash,

@@ -2,6 +2,9 @@
 // names decided, then the format writer plans and emits the bytes (spec §6).
 #pragma once
 
+#include <cstddef>
+#include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,7 +27,14 @@ struct Dumped {
 // to dump, e.g. one per batch worker) the bytes are built in its recycled memory:
 // a scratch serves one dump at a time and must outlive the Dumped. The bytes are
 // the same as without.
-Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch = nullptr);
+//
+// With `into`, the artifact is copied into the buffer it returns for the size
+// asked (at least that many bytes) in the same pass that hashes it, and
+// Dumped::bytes is left empty: the way to get one contiguous copy while reading
+// every tensor value once.
+using OutputBuffer = std::function<std::span<std::byte>(uint64_t size)>;
+Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch = nullptr,
+                  const OutputBuffer& into = {});
 
 // MegEngine's dict form: each var is renamed to its key before dumping, in the
 // order given; two names for one var is an error.

@@ -106,6 +106,7 @@ struct V1Writer {
                                 "bytes; dump with FBS_V2",
                                 ir::describe_opr(g, o)));
             out.blobs.push_back(bytes);
+            out.blob_tensors.push_back(t.value);
             out.owners.push_back(g.blobs.owner(blob));
             data_size = static_cast<uint32_t>(bytes.size());
             blob_bytes += bytes.size();

@@ -1,7 +1,8 @@
 // FBS_V2 ("mgv2"): one size-prefixed Model FlatBuffer with tensor values inline.
-// The build sequence replays MegEngine's (spec §6.5) call for call. Values are
-// copied once, straight from their blobs into space reserved in the builder,
-// which is pre-sized from the tables so it never regrows.
+// The build sequence replays MegEngine's (spec §6.5) call for call. Room for each
+// value is reserved in the builder, which is pre-sized from the tables so it
+// never regrows; small values are copied in, large ones are left as deferred
+// views (formats/serialized.h) for the single pass that writes the artifact.
 #include <fmt/format.h>
 
 #include <cstring>
@@ -59,6 +60,10 @@ enum {
 }
 constexpr uint8_t kDefaultTensorFormat = 1;
 
+// Values this large are not copied into the builder (Serialized::deferred); smaller
+// ones are, so a gather write never needs an iovec per tiny tensor.
+constexpr size_t kDeferredValueMin = size_t{64} << 10;
+
 // FlatBuffers offsets are signed 32-bit: a buffer cannot reach 2 GiB.
 constexpr uint64_t kMaxBufferSize = FLATBUFFERS_MAX_BUFFER_SIZE;
 
@@ -71,6 +76,17 @@ struct V2Writer {
     WriterLists& lists;
     uint32_t nr_shared_tensor = 0;
     uint32_t next_var_id = 0;
+    Serialized out;
+    struct FromEnd {
+        ptrdiff_t distance;
+        ir::Bytes source;
+        uint32_t tensor;
+    };
+    std::vector<FromEnd> deferred_from_end;  // in build order, i.e. descending file offsets
+
+    // Large values are left for the pass that writes or flattens the artifact, so
+    // each is read once (engine/artifact_pass.h). MegEngine's way copies them in.
+    bool defer_value(size_t size) const { return !plan.megengine_builder && size >= kDeferredValueMin; }
 
     V2Writer(const WritePlan& p, WriteStats& s, WriteScratch* scratch)
         : plan(p), stats(s), g(p.graph), fbb(make_builder(planned_size(p), p, scratch)),
@@ -120,7 +136,13 @@ struct V2Writer {
             ir::Bytes bytes = g.blobs.bytes(blob);
             uint8_t* dst = nullptr;
             data = fbb.CreateUninitializedVector(bytes.size(), &dst);
-            if (!bytes.empty()) std::memcpy(dst, bytes.data(), bytes.size());
+            if (defer_value(bytes.size())) {
+                // Its distance from the buffer's end is final; the start is not yet.
+                deferred_from_end.push_back({fbb.GetCurrentBufferPointer() + fbb.GetSize() - dst, bytes, t.value});
+                out.owners.push_back(g.blobs.owner(blob));
+            } else if (!bytes.empty()) {
+                std::memcpy(dst, bytes.data(), bytes.size());
+            }
             stats.tensor_value_bytes += bytes.size();
         }
         bool keep_name = method == ir::TensorMethod::MetaInput || method == ir::TensorMethod::ValueInput ||
@@ -262,10 +284,12 @@ struct V2Writer {
         auto root = flatbuffers::Offset<void>(fbb.EndTable(start));
         fbb.FinishSizePrefixed(root, "mgv2");
 
-        Serialized out;
         out.flatbuffer = fbb.Release();
+        const size_t total = out.flatbuffer.size();
+        for (auto it = deferred_from_end.rbegin(); it != deferred_from_end.rend(); ++it)
+            out.deferred.push_back({total - static_cast<size_t>(it->distance), it->source, it->tensor});
         stats.nr_opr = plan.order.size();
-        return out;
+        return std::move(out);
     }
 };
 

@@ -10,13 +10,26 @@ uint64_t Serialized::size() const {
     return n;
 }
 
+std::vector<Serialized::Piece> Serialized::pieces() const {
+    std::vector<Piece> out;
+    out.reserve(blobs.size() + 2 * deferred.size() + 2);
+    if (!header.empty()) out.push_back({header});
+    for (size_t i = 0; i < blobs.size(); ++i)
+        if (!blobs[i].empty()) out.push_back({blobs[i], i < blob_tensors.size() ? int64_t{blob_tensors[i]} : -1});
+    const auto* fb = reinterpret_cast<const std::byte*>(flatbuffer.data());
+    size_t at = 0;
+    for (const Deferred& d : deferred) {
+        if (d.offset > at) out.push_back({{fb + at, d.offset - at}});
+        if (!d.source.empty()) out.push_back({d.source, int64_t{d.tensor}});
+        at = d.offset + d.source.size();
+    }
+    if (flatbuffer.size() > at) out.push_back({{fb + at, flatbuffer.size() - at}});
+    return out;
+}
+
 std::vector<std::span<const std::byte>> Serialized::segments() const {
     std::vector<std::span<const std::byte>> s;
-    s.reserve(blobs.size() + 2);
-    if (!header.empty()) s.emplace_back(header);
-    for (ir::Bytes b : blobs)
-        if (!b.empty()) s.push_back(b);
-    s.emplace_back(reinterpret_cast<const std::byte*>(flatbuffer.data()), flatbuffer.size());
+    for (const Piece& p : pieces()) s.push_back(p.bytes);
     return s;
 }
 

@@ -41,8 +41,8 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
     formats::WriteScratch scratch(size_t{2} << 30);
     std::vector<std::byte> spill;
     {
-        engine::Dumped d = engine::dump_graph(model.graph, options, &scratch);
-        std::span<const std::byte> ours = contiguous_file(d.bytes, spill);
+        engine::Dumped d = engine::dump_graph(model.graph, options, &scratch, into_warm(spill));
+        std::span<const std::byte> ours(spill.data(), d.result.tot_bytes);
         std::vector<uint8_t> naive = naive_dump(rewritten, options);
         if (naive.size() != ours.size() || std::memcmp(naive.data(), ours.data(), ours.size()) != 0)
             throw std::runtime_error(model.name + " " + row.format +
@@ -67,9 +67,8 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
     std::vector<std::function<void()>> methods = {
         [&] { copy_segments(segments, limit_buf.data()); },
         [&] {
-            engine::Dumped d = engine::dump_graph(model.graph, options, &scratch);
-            std::span<const std::byte> bytes = contiguous_file(d.bytes, spill);
-            if (bytes.size() != row.file_bytes) throw std::logic_error("dump size changed between rounds");
+            engine::Dumped d = engine::dump_graph(model.graph, options, &scratch, into_warm(spill));
+            if (d.result.tot_bytes != row.file_bytes) throw std::logic_error("dump size changed between rounds");
         },
         [&] {
             std::vector<uint8_t> bytes = naive_dump(rewritten, options);

@@ -46,12 +46,11 @@ void copy_segments(std::span<const std::span<const std::byte>> segments, std::by
     }
 }
 
-std::span<const std::byte> contiguous_file(const formats::Serialized& s, std::vector<std::byte>& spill) {
-    if (s.header.empty() && s.blobs.empty())
-        return {reinterpret_cast<const std::byte*>(s.flatbuffer.data()), s.flatbuffer.size()};
-    if (spill.size() < s.size()) spill.resize(s.size());
-    copy_segments(s.segments(), spill.data());
-    return {spill.data(), s.size()};
+engine::OutputBuffer into_warm(std::vector<std::byte>& spill) {
+    return [&spill](uint64_t size) {
+        if (spill.size() < size) spill.resize(size);
+        return std::span<std::byte>(spill.data(), size);
+    };
 }
 
 }  // namespace mgedump::bench

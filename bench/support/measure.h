@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/dump.h"
 #include "formats/serialized.h"
 #include "ir/graph.h"
 
@@ -37,9 +38,9 @@ uint64_t total_bytes(std::span<const std::span<const std::byte>> segments);
 // memory-bandwidth limit of a dump to memory.
 void copy_segments(std::span<const std::span<const std::byte>> segments, std::byte* dst);
 
-// A dump's complete file in one contiguous buffer, as MegEngine's dump returns
-// it: an FBS_V2 dump already is one buffer; an FBS dump's segments are copied
-// into `spill`, which keeps its memory (warm) from one call to the next.
-std::span<const std::byte> contiguous_file(const formats::Serialized& s, std::vector<std::byte>& spill);
+// Where a dump to memory puts its file: `spill`, grown as needed, which keeps its
+// memory (warm) from one call to the next, as a long-lived caller's buffer would.
+// The dump copies into it in the same pass that hashes (engine/artifact_pass.h).
+engine::OutputBuffer into_warm(std::vector<std::byte>& spill);
 
 }  // namespace mgedump::bench

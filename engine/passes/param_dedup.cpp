@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/op_registry.h"
+#include "ir/xxh3_dispatch.h"
 #include "ir/order.h"
 
 namespace mgedump::engine {

@@ -1,0 +1,61 @@
+#include "engine/artifact_pass.h"
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include "engine/value_scan.h"
+#include "ir/xxh3_dispatch.h"
+
+namespace mgedump::engine {
+namespace {
+
+// Small enough to stay in L2 between the copy and the two reads after it.
+constexpr size_t kChunk = size_t{64} << 10;
+
+struct StateDeleter {
+    void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
+};
+
+}  // namespace
+
+ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, std::span<std::byte> into) {
+    if (!into.empty() && into.size() < s.size())
+        throw std::logic_error(fmt::format("artifact_pass: {} bytes of room for a {} byte artifact", into.size(),
+                                           s.size()));
+    std::unique_ptr<XXH3_state_t, StateDeleter> state(XXH3_createState());
+    if (!state) throw std::bad_alloc();
+    XXH3_128bits_reset(state.get());
+
+    ArtifactPass out;
+    std::byte* dst = into.empty() ? nullptr : into.data();
+    for (const formats::Serialized::Piece& piece : s.pieces()) {
+        const bool scan = piece.tensor >= 0 && g.tensors.dtype[piece.tensor].type == ir::DTypeEnum::Float32;
+        uint64_t bad = 0;
+        for (size_t at = 0; at < piece.bytes.size(); at += kChunk) {
+            std::span<const std::byte> chunk = piece.bytes.subspan(at, std::min(kChunk, piece.bytes.size() - at));
+            if (dst) {
+                if (scan)
+                    bad += copy_count_non_finite_f32(dst, chunk);
+                else
+                    std::memcpy(dst, chunk.data(), chunk.size());
+                chunk = {dst, chunk.size()};  // hashed from the copy, which is in cache
+                dst += chunk.size();
+            } else if (scan) {
+                bad += count_non_finite_f32(chunk);
+            }
+            XXH3_128bits_update(state.get(), chunk.data(), chunk.size());
+        }
+        if (scan) out.non_finite.emplace_back(static_cast<uint32_t>(piece.tensor), bad);
+    }
+    std::ranges::sort(out.non_finite);
+    XXH128_hash_t h = XXH3_128bits_digest(state.get());
+    out.xxh3_128 = fmt::format("{:016x}{:016x}", h.high64, h.low64);
+    return out;
+}
+
+}  // namespace mgedump::engine

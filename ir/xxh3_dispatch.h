@@ -1,0 +1,11 @@
+// Include after <xxhash.h> where bulk bytes are hashed. Debian's libxxhash builds
+// its plain XXH3 entry points for baseline x86-64 (SSE2); its *_dispatch entry
+// points pick AVX2 or AVX-512 at run time and are about four times faster on
+// weights. The digests are identical, so this only changes speed.
+#pragma once
+
+#include <xxhash.h>
+
+#if defined(__x86_64__) && __has_include(<xxh_x86dispatch.h>)
+#include <xxh_x86dispatch.h>
+#endif
