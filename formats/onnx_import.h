@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,11 +29,14 @@ struct OnnxImportOptions {
 ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options = {});
 
 // The same from a file image already in memory; `label` names it in errors and
-// external data is looked up relative to `base_dir`. With `external_files`, the
+// external data is looked up relative to `base_dir`. With `owner` keeping `bytes`
+// alive (a mapped file), the graph views inline weights in `bytes` and holds
+// `owner`; without it they are copied. With `external_files`, the
 // side files the weights were read from (sorted, each once) are appended there, so
 // callers that fingerprint a model's input can cover them too.
 ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std::filesystem::path& base_dir,
                             const OnnxImportOptions& options = {},
-                            std::vector<std::filesystem::path>* external_files = nullptr);
+                            std::vector<std::filesystem::path>* external_files = nullptr,
+                            std::shared_ptr<const void> owner = nullptr);
 
 }  // namespace mgedump::formats

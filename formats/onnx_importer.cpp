@@ -369,8 +369,9 @@ namespace mgedump::formats {
 
 ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std::filesystem::path& base_dir,
                             const OnnxImportOptions& options,
-                            std::vector<std::filesystem::path>* external_files) {
-    OnnxModelFile model = parse_onnx_model(bytes, label, base_dir);
+                            std::vector<std::filesystem::path>* external_files,
+                            std::shared_ptr<const void> owner) {
+    OnnxModelFile model = parse_onnx_model(bytes, label, base_dir, std::move(owner));
     onnx_import::Importer importer(model, options);
     ir::Graph g = importer.run();
     if (external_files) {

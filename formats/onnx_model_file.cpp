@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <optional>
+#include <span>
 
 #include "ir/error.h"
 
@@ -28,9 +30,11 @@ struct Mapping {
     }
 };
 
-// Maps a whole file read-only; the bytes stay valid while `keepalive` lives.
-ir::Bytes map_whole_file(const fs::path& path, std::shared_ptr<const void>& keepalive,
-                         std::string_view what) {
+// Maps a whole file read-only; the bytes stay valid while `keepalive` lives. With
+// `populate`, every page is mapped up front (one call instead of a fault per few
+// pages: cheaper when every byte will be read).
+ir::Bytes map_whole_file(const fs::path& path, std::shared_ptr<const void>& keepalive, std::string_view what,
+                         bool populate) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         throw FormatError(fmt::format("{}: cannot open {}: {}", what, path.string(), std::strerror(errno)));
@@ -40,10 +44,14 @@ ir::Bytes map_whole_file(const fs::path& path, std::shared_ptr<const void>& keep
         ::close(fd);
         throw FormatError(fmt::format("{}: cannot stat {}: {}", what, path.string(), std::strerror(e)));
     }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw FormatError(fmt::format("{}: {} is not a regular file", what, path.string()));
+    }
     auto m = std::make_shared<Mapping>();
     m->size = static_cast<size_t>(st.st_size);
     if (m->size > 0) {
-        void* p = ::mmap(nullptr, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        void* p = ::mmap(nullptr, m->size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
         if (p == MAP_FAILED) {
             int e = errno;
             ::close(fd);
@@ -106,15 +114,147 @@ std::string_view onnx_elem_name(int32_t t) {
 
 namespace {
 
-OnnxModelFile parse_from(google::protobuf::io::CodedInputStream& in, std::string label, fs::path base_dir) {
+// --- The protobuf wire format, as far as the skeleton needs it ---
+// https://protobuf.dev/programming-guides/encoding/ : a message is a sequence of
+// (tag = field << 3 | wire type, value) records; wire type 2 is a varint length
+// and that many bytes. Only ModelProto.graph (7), GraphProto.initializer (5) and
+// TensorProto.raw_data (9) are looked into; every other record is copied as is.
+constexpr uint32_t kModelGraph = 7, kGraphInitializer = 5, kTensorRawData = 9;
+constexpr uint32_t kLengthDelimited = 2;
+
+class WireReader {
+  public:
+    WireReader(const uint8_t* p, const uint8_t* end) : p_(p), end_(end) {}
+    bool done() const { return p_ == end_; }
+    const uint8_t* pos() const { return p_; }
+
+    bool varint(uint64_t& v) {
+        v = 0;
+        for (int shift = 0; shift < 64 && p_ != end_; shift += 7) {
+            uint8_t b = *p_++;
+            v |= static_cast<uint64_t>(b & 0x7f) << shift;
+            if (!(b & 0x80)) return true;
+        }
+        return false;
+    }
+    // The next record's field number and wire type, and for wire type 2 its
+    // payload; false on anything this walker does not handle (protobuf then
+    // parses the original bytes and says what is wrong, or copes with it).
+    bool record(uint32_t& field, uint32_t& wire, std::span<const uint8_t>& payload) {
+        uint64_t tag = 0, n = 0;
+        if (!varint(tag) || tag > UINT32_MAX || (tag >> 3) == 0) return false;
+        field = static_cast<uint32_t>(tag >> 3), wire = static_cast<uint32_t>(tag & 7);
+        switch (wire) {
+            case 0:
+                return varint(n);
+            case 1:
+                return skip(8);
+            case kLengthDelimited:
+                if (!varint(n) || n > static_cast<uint64_t>(end_ - p_)) return false;
+                payload = {p_, static_cast<size_t>(n)};
+                p_ += n;
+                return true;
+            case 5:
+                return skip(4);
+            default:  // groups (3, 4) and invalid wire types
+                return false;
+        }
+    }
+
+  private:
+    bool skip(size_t n) {
+        if (n > static_cast<size_t>(end_ - p_)) return false;
+        p_ += n;
+        return true;
+    }
+    const uint8_t* p_;
+    const uint8_t* end_;
+};
+
+void put_varint(std::string& out, uint64_t v) {
+    while (v >= 0x80) {
+        out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+        v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+}
+
+void put_message(std::string& out, uint32_t field, const std::string& body) {
+    put_varint(out, uint64_t{field} << 3 | kLengthDelimited);
+    put_varint(out, body.size());
+    out += body;
+}
+
+enum class Record { Copy, Written, Unreadable };
+
+// Calls `f(field, wire, payload)` per record of `msg`: on Copy the record goes to
+// `out` as is, on Written `f` wrote its own. False when a record is unreadable.
+template <class F>
+bool walk(std::span<const uint8_t> msg, std::string& out, F&& f) {
+    WireReader in(msg.data(), msg.data() + msg.size());
+    while (!in.done()) {
+        const uint8_t* start = in.pos();
+        uint32_t field = 0, wire = 0;
+        std::span<const uint8_t> payload;
+        if (!in.record(field, wire, payload)) return false;
+        Record r = f(field, wire, payload);
+        if (r == Record::Unreadable) return false;
+        if (r == Record::Copy)
+            out.append(reinterpret_cast<const char*>(start), static_cast<size_t>(in.pos() - start));
+    }
+    return true;
+}
+
+// The skeleton: the model's bytes without the raw_data of its graph's initializers,
+// and per initializer (in the order protobuf will hold them: repeated fields of
+// every occurrence of the graph concatenate) the span of its last raw_data record
+// (protobuf keeps the last of a repeated singular field), if it had one.
+struct Skeleton {
+    std::string bytes;
+    std::vector<std::optional<std::span<const uint8_t>>> raw_data;
+};
+
+bool strip_tensor(std::span<const uint8_t> tensor, std::string& out, Skeleton& sk) {
+    std::optional<std::span<const uint8_t>> raw;
+    bool ok = walk(tensor, out, [&](uint32_t field, uint32_t wire, std::span<const uint8_t> payload) {
+        if (field != kTensorRawData || wire != kLengthDelimited) return Record::Copy;
+        raw = payload;
+        return Record::Written;  // left out
+    });
+    sk.raw_data.push_back(raw);
+    return ok;
+}
+
+bool strip_graph(std::span<const uint8_t> graph, std::string& out, Skeleton& sk) {
+    return walk(graph, out, [&](uint32_t field, uint32_t wire, std::span<const uint8_t> payload) {
+        if (field != kGraphInitializer || wire != kLengthDelimited) return Record::Copy;
+        std::string tensor;
+        if (!strip_tensor(payload, tensor, sk)) return Record::Unreadable;
+        put_message(out, field, tensor);
+        return Record::Written;
+    });
+}
+
+std::optional<Skeleton> strip_model(std::span<const uint8_t> model) {
+    Skeleton sk;
+    bool ok = walk(model, sk.bytes, [&](uint32_t field, uint32_t wire, std::span<const uint8_t> payload) {
+        if (field != kModelGraph || wire != kLengthDelimited) return Record::Copy;
+        std::string graph;
+        if (!strip_graph(payload, graph, sk)) return Record::Unreadable;
+        put_message(sk.bytes, field, graph);
+        return Record::Written;
+    });
+    if (!ok) return std::nullopt;
+    return sk;
+}
+
+// nullptr when the bytes are not a ModelProto.
+std::shared_ptr<onnx::ModelProto> parse_proto(std::span<const uint8_t> bytes) {
     auto proto = std::make_shared<onnx::ModelProto>();
+    google::protobuf::io::CodedInputStream in(bytes.data(), static_cast<int>(bytes.size()));
     in.SetTotalBytesLimit(INT_MAX);  // older protobufs stop at 64 MB by default
-    if (!proto->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
-        throw FormatError(
-            fmt::format("{}: not an ONNX model (the bytes do not parse as onnx.ModelProto)", label));
-    if (!proto->has_graph())
-        throw FormatError(fmt::format("{}: not an ONNX model (ModelProto has no graph)", label));
-    return OnnxModelFile{std::move(proto), std::move(label), std::move(base_dir)};
+    if (!proto->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) return nullptr;
+    return proto;
 }
 
 void check_size(uint64_t size, std::string_view label) {
@@ -127,29 +267,49 @@ void check_size(uint64_t size, std::string_view label) {
 
 }  // namespace
 
-OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, fs::path base_dir) {
+OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, fs::path base_dir,
+                               std::shared_ptr<const void> owner) {
     check_size(bytes.size(), label);
-    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                              static_cast<int>(bytes.size()));
-    return parse_from(in, std::move(label), std::move(base_dir));
+    if (!owner) {
+        auto copy = std::make_shared<std::vector<std::byte>>(bytes.begin(), bytes.end());
+        bytes = ir::Bytes(copy->data(), copy->size());
+        owner = std::move(copy);
+    }
+    const std::span<const uint8_t> image(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    OnnxModelFile model{nullptr, std::move(label), std::move(base_dir), {}, nullptr};
+    // Whatever the walker or protobuf does not take from the skeleton (records the
+    // walker does not read, a skeleton that does not parse, initializers counted
+    // differently), protobuf parses from the original bytes instead, so damaged
+    // files fail exactly as they would without the skeleton.
+    if (std::optional<Skeleton> sk = strip_model(image)) {
+        auto proto =
+            parse_proto(std::span(reinterpret_cast<const uint8_t*>(sk->bytes.data()), sk->bytes.size()));
+        if (proto && static_cast<size_t>(proto->graph().initializer_size()) == sk->raw_data.size()) {
+            const auto& inits = proto->graph().initializer();
+            for (int i = 0; i < inits.size(); ++i)
+                if (const auto& raw = sk->raw_data[static_cast<size_t>(i)])
+                    model.inline_raw_data.emplace(
+                        &inits.Get(i),
+                        ir::Bytes(reinterpret_cast<const std::byte*>(raw->data()), raw->size()));
+            model.proto = std::move(proto);
+            model.image = std::move(owner);
+        }
+    }
+    if (!model.proto) model.proto = parse_proto(image);
+    if (!model.proto)
+        throw FormatError(
+            fmt::format("{}: not an ONNX model (the bytes do not parse as onnx.ModelProto)", model.label));
+    if (!model.proto->has_graph())
+        throw FormatError(fmt::format("{}: not an ONNX model (ModelProto has no graph)", model.label));
+    return model;
 }
 
-// Streamed through a small buffer rather than mapped: the message holds the one copy
-// of inline weights, and the whole file is never resident beside it.
 OnnxModelFile read_onnx_model(const fs::path& path) {
     const std::string label = path.string();
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw FormatError(fmt::format("{}: cannot open: {}", label, std::strerror(errno)));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) > static_cast<uint64_t>(INT_MAX)) {
-        ::close(fd);
-        check_size(static_cast<uint64_t>(st.st_size), label);
-        throw FormatError(fmt::format("{}: cannot stat", label));
-    }
-    google::protobuf::io::FileInputStream file(fd, 1 << 20);
-    file.SetCloseOnDelete(true);
-    google::protobuf::io::CodedInputStream in(&file);
-    return parse_from(in, label, path.parent_path().empty() ? fs::path(".") : path.parent_path());
+    std::shared_ptr<const void> mapping;
+    ir::Bytes bytes = map_whole_file(path, mapping, label, /*populate=*/true);
+    return parse_onnx_model(bytes, label, path.parent_path().empty() ? fs::path(".") : path.parent_path(),
+                            std::move(mapping));
 }
 
 ir::Bytes OnnxTensorReader::map_external(const std::string& location, std::shared_ptr<const void>& keepalive,
@@ -163,7 +323,8 @@ ir::Bytes OnnxTensorReader::map_external(const std::string& location, std::share
     auto it = mappings_.find(location);
     if (it == mappings_.end()) {
         std::shared_ptr<const void> m;
-        map_whole_file(model_.base_dir / rel, m, fmt::format("{}: initializer '{}'", model_.label, tensor));
+        map_whole_file(model_.base_dir / rel, m, fmt::format("{}: initializer '{}'", model_.label, tensor),
+                       /*populate=*/false);
         it = mappings_.emplace(location, std::move(m)).first;
     }
     keepalive = it->second;
@@ -222,7 +383,10 @@ OnnxTensorBytes OnnxTensorReader::read(const onnx::TensorProto& t) const {
     }
     // Views into `t` live as long as the message does.
     std::shared_ptr<const void> message = model_.proto;
-    if (t.has_raw_data()) {
+    if (auto it = model_.inline_raw_data.find(&t); it != model_.inline_raw_data.end()) {
+        out.bytes = it->second;
+        out.keepalive = model_.image;
+    } else if (t.has_raw_data()) {
         out.bytes = ir::Bytes(reinterpret_cast<const std::byte*>(t.raw_data().data()), t.raw_data().size());
         out.keepalive = message;
     } else if (out.elem_type == P::FLOAT) {

@@ -1,7 +1,9 @@
-// An ONNX ModelProto read from disk, and the bytes of its tensors. The parsed
-// message is shared: tensor views point into its strings and repeated fields, so
-// whoever holds a view holds the message. External-data tensors are views into
-// their side files, each mapped once.
+// An ONNX ModelProto read from disk, and the bytes of its tensors. The file is
+// mapped, and the raw_data of the graph's initializers stays in the mapping: only a
+// skeleton of the message without those payloads goes through protobuf, and tensor
+// views point into the file image (or into the message's own strings and repeated
+// fields for everything else), each holding what it points into. External-data
+// tensors are views into their side files, each mapped once.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/blobs.h"
@@ -25,12 +28,19 @@ struct OnnxModelFile {
     std::shared_ptr<const onnx::ModelProto> proto;
     std::string label;               // the path, for messages
     std::filesystem::path base_dir;  // where external data paths are relative to
+    // The raw_data of graph initializers, taken out of `proto` and viewed in the file
+    // image `image` keeps alive (keyed by the initializer's message in `proto`).
+    std::unordered_map<const onnx::TensorProto*, ir::Bytes> inline_raw_data;
+    std::shared_ptr<const void> image;
 };
 
 // Parses a whole file image (no 64 MB cap; ONNX's 2 GiB protobuf limit holds).
-// Throws FormatError naming `label` when the bytes are not a ModelProto.
-OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, std::filesystem::path base_dir);
-// Reads `path` through a small buffer and parses it (the file is never resident whole).
+// With `owner` keeping `bytes` alive, initializers' raw_data are views into `bytes`;
+// without one, `bytes` are copied once first. Throws FormatError naming `label`
+// when the bytes are not a ModelProto.
+OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, std::filesystem::path base_dir,
+                               std::shared_ptr<const void> owner = nullptr);
+// Maps `path` read-only and parses it as above (inline weights are not copied).
 OnnxModelFile read_onnx_model(const std::filesystem::path& path);
 
 // One tensor's value as stored: ONNX element type, dims, little-endian bytes.
@@ -41,9 +51,9 @@ struct OnnxTensorBytes {
     std::shared_ptr<const void> keepalive;
 };
 
-// Resolves tensor values from the model: raw_data and float_data are viewed in the
-// message; int32/int64/double typed fields are copied into owned bytes; external
-// data is viewed in its mapped side file. Throws FormatError naming the tensor.
+// Resolves tensor values from the model: initializers' raw_data are viewed in the
+// file image, other raw_data and float_data in the message; int32/int64/double typed fields are copied into
+// owned bytes; external data is viewed in its mapped side file. Throws FormatError naming the tensor.
 class OnnxTensorReader {
   public:
     explicit OnnxTensorReader(const OnnxModelFile& model) : model_(model) {}

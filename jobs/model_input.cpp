@@ -70,8 +70,8 @@ ModelInput read_model_input(const fs::path& path) {
     if (path.extension() == ".onnx") {
         std::vector<fs::path> side_files;
         in.graph = formats::import_onnx_bytes(file.bytes, path.string(),
-                                              path.parent_path().empty() ? fs::path(".") : path.parent_path(), {},
-                                              &side_files);
+                                              path.parent_path().empty() ? fs::path(".") : path.parent_path(),
+                                              {}, &side_files, file.owner);
         in.file_digest = onnx_digest(file.bytes, side_files);
         in.dependencies = std::move(side_files);
         return in;
