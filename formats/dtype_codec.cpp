@@ -21,7 +21,7 @@ bool known_dtype(int8_t v) { return v >= 0 && v < ir::kDTypeCount; }
 
 }  // namespace
 
-flatbuffers::Offset<void> encode_dtype(flatbuffers::FlatBufferBuilder& fbb, const ir::DType& dtype) {
+flatbuffers::Offset<void> encode_dtype(Fbb& fbb, const ir::DType& dtype) {
     if (!dtype.valid) return {};
     const auto type = static_cast<int8_t>(dtype.type);
     if (!known_dtype(type)) throw Error(fmt::format("cannot write unknown DTypeEnum value {}", type));

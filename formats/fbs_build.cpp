@@ -12,19 +12,11 @@ namespace mgedump::formats {
 Fbb make_builder(size_t planned, const WritePlan& plan, WriteScratch* scratch) {
     if (plan.megengine_builder) {
         Fbb fbb;
-        fbb.use_flatbuffers_string_pool();
+        fbb.use_flatbuffers_pools();
         return fbb;
     }
     if (!scratch) return Fbb(planned);
     return Fbb(scratch->builder_size(planned), scratch->allocator());
-}
-
-flatbuffers::Offset<flatbuffers::String> Fbb::CreateSharedString(const char* str, size_t len) {
-    if (flatbuffers_pool_) return FlatBufferBuilder::CreateSharedString(str, len);
-    if (auto it = shared_.find(std::string_view(str, len)); it != shared_.end()) return it->second;
-    auto off = CreateString(str, len);
-    shared_.emplace(std::string(str, len), off);
-    return off;
 }
 
 flatbuffers::Offset<void> build_comp_node(Fbb& fbb, std::string_view locator) {

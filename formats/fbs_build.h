@@ -9,37 +9,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "formats/fbb.h"
 #include "ir/graph.h"
 
 namespace mgedump::formats {
-
-// A FlatBufferBuilder whose CreateSharedString pools strings in a hash map keyed
-// by content, instead of FlatBuffers' std::set of buffer offsets compared by
-// memcmp inside the buffer (perf: that set was two thirds of an operator-heavy
-// FBS_V2 dump). Same rule — the first string with these contents is reused — so
-// the same offsets and bytes. Every shared string must go through this type.
-class Fbb : public flatbuffers::FlatBufferBuilder {
-public:
-    using FlatBufferBuilder::FlatBufferBuilder;
-    // MegEngine's way, for the benchmarks' baseline: FlatBuffers' own pool.
-    void use_flatbuffers_string_pool() { flatbuffers_pool_ = true; }
-
-    flatbuffers::Offset<flatbuffers::String> CreateSharedString(const char* str, size_t len);
-    flatbuffers::Offset<flatbuffers::String> CreateSharedString(std::string_view s) {
-        return CreateSharedString(s.data(), s.size());
-    }
-    flatbuffers::Offset<flatbuffers::String> CreateSharedString(const std::string& s) {
-        return CreateSharedString(s.data(), s.size());
-    }
-
-private:
-    struct ContentHash {
-        using is_transparent = void;
-        size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-    };
-    std::unordered_map<std::string, flatbuffers::Offset<flatbuffers::String>, ContentHash, std::equal_to<>> shared_;
-    bool flatbuffers_pool_ = false;
-};
 
 class WriteScratch;
 struct WritePlan;

@@ -243,7 +243,7 @@ Wire default_as(ir::ParamTableId id, size_t field) {
     return static_cast<Wire>(std::get<double>(d));
 }
 
-flatbuffers::uoffset_t encode_vector(flatbuffers::FlatBufferBuilder& fbb, const ir::ParamTableDesc& table,
+flatbuffers::uoffset_t encode_vector(Fbb& fbb, const ir::ParamTableDesc& table,
                                      const ir::ParamValue& value, size_t field) {
     switch (table.fields[field].type) {
         case FieldType::Int32Vector:
@@ -268,7 +268,7 @@ flatbuffers::uoffset_t encode_vector(flatbuffers::FlatBufferBuilder& fbb, const 
     }
 }
 
-void add_field(flatbuffers::FlatBufferBuilder& fbb, const ir::ParamTableDesc& table,
+void add_field(Fbb& fbb, const ir::ParamTableDesc& table,
                const ir::ParamValue& value, size_t field, flatbuffers::uoffset_t vector_offset) {
     const ir::ParamTableId id = value.table;
     const voffset_t vt = slot(field);
@@ -340,7 +340,7 @@ ir::ParamTableId param_table_for_union(uint8_t union_index) {
     return union_index < map.size() ? map[union_index] : ir::ParamTableId{};
 }
 
-flatbuffers::Offset<void> encode_param(flatbuffers::FlatBufferBuilder& fbb, const ir::ParamValue& value) {
+flatbuffers::Offset<void> encode_param(Fbb& fbb, const ir::ParamValue& value) {
     const ir::ParamTableDesc& table = ir::param_table(value.table);
     if (value.fields.size() != table.fields.size())
         throw Error(fmt::format("param {}: {} field values for {} fields", table.name, value.fields.size(),

@@ -4,6 +4,8 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include "formats/fbb.h"
+
 #include <cstdint>
 
 #include "ir/param_schema.h"
@@ -21,7 +23,7 @@ ir::ParamTableId param_table_for_union(uint8_t union_index);
 // Vectors and inline structs are always written. The DType table (TypeCvt) is
 // delegated to encode_dtype. Throws Error (naming table and field) for a value that
 // does not fit its field.
-flatbuffers::Offset<void> encode_param(flatbuffers::FlatBufferBuilder& fbb, const ir::ParamValue& value);
+flatbuffers::Offset<void> encode_param(Fbb& fbb, const ir::ParamValue& value);
 // Reads an already verified param table. Null table → all defaults.
 ir::ParamValue decode_param(ir::ParamTableId table, const flatbuffers::Table* t);
 // Verifies the table's fields against the schema (for readers): every field within

@@ -93,7 +93,7 @@ ParamValue non_default_param(ParamTableId id) {
 }
 
 Bytes finish(const ParamValue& value) {
-    flatbuffers::FlatBufferBuilder fbb;
+    formats::Fbb fbb;
     fbb.Finish(encode_param(fbb, value));
     return Bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
@@ -206,7 +206,7 @@ TEST(ParamCodec, RejectsValuesThatDoNotFitTheirField) {
     ParamTableId conv = table_id("Convolution");
     ParamValue bad = ir::default_param(conv);
     bad.fields[1] = int64_t{-1};  // pad_h: uint
-    flatbuffers::FlatBufferBuilder fbb;
+    formats::Fbb fbb;
     try {
         encode_param(fbb, bad);
         FAIL() << "negative uint accepted";
@@ -391,13 +391,13 @@ TEST(ParamCodec, WritesTheSameParamTablesAsTheSpecWorkedExample) {
 // --- DType -------------------------------------------------------------------
 
 Bytes finish_dtype(const ir::DType& d) {
-    flatbuffers::FlatBufferBuilder fbb;
+    formats::Fbb fbb;
     fbb.Finish(encode_dtype(fbb, d));
     return Bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 
 TEST(DTypeCodec, AnUnsetDTypeIsANullOffset) {
-    flatbuffers::FlatBufferBuilder fbb;
+    formats::Fbb fbb;
     EXPECT_TRUE(encode_dtype(fbb, ir::DType::none()).IsNull());
     EXPECT_EQ(decode_dtype(nullptr), ir::DType::none());
 }
@@ -445,7 +445,7 @@ TEST(DTypeCodec, FieldsAreAddedInMegEnginesHandWrittenOrder) {
 }
 
 TEST(DTypeCodec, AnUnknownDTypeValueIsAFormatError) {
-    flatbuffers::FlatBufferBuilder fbb;
+    formats::Fbb fbb;
     auto start = fbb.StartTable();
     fbb.AddElement<int8_t>(FieldIndexToOffset(0), 42, 0);
     fbb.Finish(flatbuffers::Offset<void>(fbb.EndTable(start)));
