@@ -67,11 +67,16 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     // After the rewrites, so constants they add are merged too.
     ParamDedupStats dedup;
     if (options.dedup_params) {
-        if (g == &original) rewritten = original;
-        dedup = dedup_params(rewritten, ParamDedupOptions{.keep_param_name = options.keep_param_name,
-                                                          .keep_opr_name = options.keep_opr_name,
-                                                          .keep_opr_priority = options.keep_opr_priority});
-        g = &rewritten;
+        ParamDuplicates found = find_duplicate_params(*g, ParamDedupOptions{.keep_param_name = options.keep_param_name,
+                                                                            .keep_opr_name = options.keep_opr_name,
+                                                                            .keep_opr_priority = options.keep_opr_priority});
+        // The tables are copied only when something is merged.
+        if (!found.replace.empty()) {
+            if (g == &original) rewritten = original;
+            merge_duplicate_params(rewritten, found);
+            g = &rewritten;
+        }
+        dedup = found.stats;
     }
     ir::validate(*g, ir::ValidateOptions{.unique_output_names = options.keep_var_name >= 1});
 

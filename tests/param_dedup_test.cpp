@@ -139,5 +139,68 @@ TEST(ParamDedup, TheSurvivorIsTheFirstInDumpOrderWhateverTheHashTableDoes) {
     EXPECT_EQ(uses, 2u);
 }
 
+// Three large constants (64 KiB each) feeding one sum: `a`, `b` and `c` chosen by the test.
+ir::Graph three_large(std::vector<std::byte> a, std::vector<std::byte> b, std::vector<std::byte> c) {
+    ir::GraphBuilder g;
+    const uint32_t n = static_cast<uint32_t>(a.size() / 4);
+    auto x = g.input("x", DType::of(DTypeEnum::Float32), {n});
+    auto y = x;
+    for (auto* bytes : {&a, &b, &c})
+        y = g.op("Elemwise", {y, g.constant(DType::of(DTypeEnum::Float32), {n}, std::move(*bytes))}, {{"mode", "ADD"}});
+    g.output(y, "y");
+    return g.finish();
+}
+
+std::vector<std::byte> pattern(size_t n, uint8_t seed) {
+    std::vector<std::byte> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<std::byte>((i * 131 + seed * 7) & 0xff);
+    return v;
+}
+
+TEST(ParamDedup, LargeValuesWithNoKeyInCommonAreNeverReadWhole) {
+    constexpr size_t kSize = 64 << 10;
+    ir::Graph g = three_large(pattern(kSize, 1), pattern(kSize, 2), pattern(kSize, 3));
+    engine::ParamDuplicates found = engine::find_duplicate_params(g);
+    EXPECT_TRUE(found.replace.empty());
+    EXPECT_EQ(found.bytes_fully_hashed, 0u);
+}
+
+TEST(ParamDedup, ValuesEqualInTheSampledWindowsButNotElsewhereAreKeptApart) {
+    constexpr size_t kSize = 64 << 10;
+    std::vector<std::byte> a = pattern(kSize, 1), b = a, c = a;
+    b[20'000] ^= std::byte{1};  // outside the head, middle and tail windows
+    ir::Graph g = three_large(a, b, c);
+    engine::ParamDuplicates found = engine::find_duplicate_params(g);
+    // c equals a and merges into it; b shares their key but not their bytes.
+    ASSERT_EQ(found.replace.size(), 1u);
+    EXPECT_EQ(found.stats.bytes_saved, kSize);
+    EXPECT_EQ(found.bytes_fully_hashed, 3 * kSize);  // the three sharing a key, each once
+    // The dump keeps a and b, and loads with both values intact.
+    engine::DumpOptions on;
+    on.dedup_params = true;
+    auto bytes = std::make_shared<std::vector<std::byte>>(engine::dump_graph(g, on).bytes.to_bytes());
+    formats::LoadedModel m = formats::read_model(*bytes, bytes);
+    EXPECT_EQ(holders_reached(m), 2u);
+    int seen_a = 0, seen_b = 0;
+    for (uint32_t t = 0; t < m.graph.tensors.size(); ++t) {
+        if (!m.graph.tensors.blob[t].valid()) continue;
+        ir::Bytes v = m.graph.blobs.bytes(m.graph.tensors.blob[t]);
+        seen_a += v.size() == kSize && std::memcmp(v.data(), a.data(), kSize) == 0;
+        seen_b += v.size() == kSize && std::memcmp(v.data(), b.data(), kSize) == 0;
+    }
+    EXPECT_EQ(seen_a, 1);
+    EXPECT_EQ(seen_b, 1);
+}
+
+TEST(ParamDedup, NothingToMergeLeavesTheGraphUntouchedAndTheDumpUnchanged) {
+    constexpr size_t kSize = 64 << 10;
+    ir::Graph g = three_large(pattern(kSize, 1), pattern(kSize, 2), pattern(kSize, 3));
+    engine::DumpOptions on, off;
+    on.dedup_params = true;
+    engine::Dumped d = engine::dump_graph(g, on);
+    EXPECT_EQ(d.result.dedup_tensors_saved, 0u);
+    EXPECT_EQ(d.bytes.to_bytes(), engine::dump_graph(g, off).bytes.to_bytes());
+}
+
 }  // namespace
 }  // namespace mgedump

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "ir/op_registry.h"
-#include "ir/xxh3_dispatch.h"
 #include "ir/order.h"
+#include "ir/xxh3_dispatch.h"
 
 namespace mgedump::engine {
 namespace {
@@ -55,17 +57,50 @@ bool same_holder(const ir::Graph& g, ir::OprId a, ir::OprId b, const ParamDedupO
     return bi.size() == bj.size() && (bi.empty() || std::memcmp(bi.data(), bj.data(), bi.size()) == 0);
 }
 
+// Equal bytes give equal keys. Up to three windows the key is the full digest.
+constexpr size_t kWindow = 4096;
+
+Hash128 to_hash(XXH128_hash_t h) { return Hash128{h.low64, h.high64}; }
+
+Hash128 full_key(ir::Bytes b) { return to_hash(XXH3_128bits(b.data(), b.size())); }
+
+Hash128 sampled_key(ir::Bytes b) {
+    if (b.size() <= 3 * kWindow) return full_key(b);
+    XXH3_state_t* state = XXH3_createState();
+    if (!state) throw std::bad_alloc();
+    XXH3_128bits_reset(state);
+    const uint64_t size = b.size();
+    XXH3_128bits_update(state, &size, sizeof size);
+    XXH3_128bits_update(state, b.data(), kWindow);
+    XXH3_128bits_update(state, b.data() + (b.size() - kWindow) / 2, kWindow);
+    XXH3_128bits_update(state, b.data() + b.size() - kWindow, kWindow);
+    Hash128 h = to_hash(XXH3_128bits_digest(state));
+    XXH3_freeState(state);
+    return h;
+}
+
+struct Candidate {
+    ir::OprId opr;
+    std::optional<Hash128> full;  // computed once a second tensor shares the key
+};
+
 }  // namespace
 
-ParamDedupStats dedup_params(ir::Graph& g, const ParamDedupOptions& options) {
-    ParamDedupStats stats;
+ParamDuplicates find_duplicate_params(const ir::Graph& g, const ParamDedupOptions& options) {
+    ParamDuplicates found;
     std::vector<uint8_t> is_output(g.vars.size(), 0);
     for (ir::VarId v : g.outputs) is_output[v.value] = 1;
 
     // Only looked up, never iterated: survivors follow dump order, not hash order.
-    std::unordered_map<Hash128, std::vector<ir::OprId>, Hash128Hasher> seen;
-    std::vector<ir::VarId> replacement(g.vars.size());
-    bool any = false;
+    std::unordered_map<Hash128, std::vector<Candidate>, Hash128Hasher> seen;
+    auto full_of = [&](Candidate& c) -> const Hash128& {
+        if (!c.full) {
+            ir::Bytes b = g.blobs.bytes(g.tensors.blob[g.oprs.tensors[c.opr.value].begin]);
+            c.full = full_key(b);
+            if (b.size() > 3 * kWindow) found.bytes_fully_hashed += b.size();
+        }
+        return *c.full;
+    };
 
     for (ir::OprId o : ir::dump_order(g)) {
         if (!mergeable_type(g.oprs.type[o.value])) continue;
@@ -76,24 +111,38 @@ ParamDedupStats dedup_params(ir::Graph& g, const ParamDedupOptions& options) {
         if (!blob.valid()) continue;
 
         ir::Bytes bytes = g.blobs.bytes(blob);
-        XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
-        auto& bucket = seen[Hash128{h.low64, h.high64}];
-        auto survivor = std::ranges::find_if(bucket, [&](ir::OprId s) { return same_holder(g, s, o, options); });
+        auto& bucket = seen[sampled_key(bytes)];
+        Candidate self{o, std::nullopt};
+        auto survivor = bucket.end();
+        if (!bucket.empty()) {
+            const Hash128 mine = full_of(self);
+            survivor = std::ranges::find_if(
+                bucket, [&](Candidate& s) { return full_of(s) == mine && same_holder(g, s.opr, o, options); });
+        }
         if (survivor == bucket.end() || is_output[out.begin]) {
-            if (survivor == bucket.end()) bucket.push_back(o);
+            if (survivor == bucket.end()) bucket.push_back(self);
             continue;
         }
-        replacement[out.begin] = g.output_var(*survivor, 0);
-        any = true;
-        stats.tensors_saved += 1;
-        stats.bytes_saved += bytes.size();
+        found.replace.emplace_back(ir::VarId(out.begin), g.output_var(survivor->opr, 0));
+        found.stats.tensors_saved += 1;
+        found.stats.bytes_saved += bytes.size();
     }
+    return found;
+}
 
+void merge_duplicate_params(ir::Graph& g, const ParamDuplicates& found) {
+    if (found.replace.empty()) return;
     // One pass over the input column instead of one Graph::redirect per merge.
-    if (any)
-        for (ir::VarId& v : g.opr_inputs)
-            if (replacement[v.value].valid()) v = replacement[v.value];
-    return stats;
+    std::vector<ir::VarId> replacement(g.vars.size());
+    for (auto [from, to] : found.replace) replacement[from.value] = to;
+    for (ir::VarId& v : g.opr_inputs)
+        if (replacement[v.value].valid()) v = replacement[v.value];
+}
+
+ParamDedupStats dedup_params(ir::Graph& g, const ParamDedupOptions& options) {
+    ParamDuplicates found = find_duplicate_params(g, options);
+    merge_duplicate_params(g, found);
+    return found.stats;
 }
 
 }  // namespace mgedump::engine

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -24,9 +26,24 @@ struct ParamDedupStats {
     uint64_t bytes_saved = 0;    // value bytes no longer written
 };
 
-// Merges in place. Operators whose output is a requested graph output are never
+// What merging would do, found without changing the graph: each var to replace
+// by its survivor's. Operators whose output is a requested graph output are never
 // merged away (the output would change its var and name). The choice of survivor
 // follows dump order, so the result never depends on hashing or scheduling.
+//
+// Candidates are found by an xxh3 key of the size and three 4 KiB windows (head,
+// middle, tail), so a weight that shares its key with no other is never read
+// whole; weights that share a key are told apart by their full xxh3-128 and
+// then their bytes.
+struct ParamDuplicates {
+    std::vector<std::pair<ir::VarId, ir::VarId>> replace;  // (merged var, survivor var), dump order
+    ParamDedupStats stats;
+    uint64_t bytes_fully_hashed = 0;  // value bytes read whole for a full digest (tests)
+};
+ParamDuplicates find_duplicate_params(const ir::Graph& g, const ParamDedupOptions& options = {});
+void merge_duplicate_params(ir::Graph& g, const ParamDuplicates& found);
+
+// Both, in place.
 ParamDedupStats dedup_params(ir::Graph& g, const ParamDedupOptions& options = {});
 
 }  // namespace mgedump::engine
