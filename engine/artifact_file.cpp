@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
@@ -49,51 +50,82 @@ std::string temp_path_for(const std::string& path) {
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, std::span<const std::span<const std::byte>> segments,
-                           FileOps& ops) {
-    const std::string tmp = temp_path_for(path);
-    int fd = ops.open_exclusive(tmp);
-    if (fd < 0) fail(path, "cannot create temporary file", errno);
+// Small enough to stay in L2 while the kernel copies it out.
+constexpr size_t kBufferBytes = size_t{256} << 10;
 
-    auto abandon = [&](std::string_view what, int err) {
-        ops.close(fd);
-        ops.unlink(tmp);
-        fail(path, what, err);
-    };
+AtomicFile::AtomicFile(std::string path, FileOps& ops) : path_(std::move(path)), tmp_(temp_path_for(path_)), ops_(ops) {
+    fd_ = ops_.open_exclusive(tmp_);
+    if (fd_ < 0) fail(path_, "cannot create temporary file", errno);
+}
 
-    // writev may write less than asked: advance through the segments until done.
-    std::vector<std::span<const std::byte>> rest(segments.begin(), segments.end());
-    size_t first = 0;
-    while (first < rest.size()) {
-        if (rest[first].empty()) {
-            ++first;
-            continue;
-        }
-        long n = ops.write_some(fd, std::span(rest).subspan(first));
+AtomicFile::~AtomicFile() {
+    if (done_) return;
+    ops_.close(fd_);
+    ops_.unlink(tmp_);
+}
+
+void AtomicFile::abandon(std::string_view what, int err) {
+    done_ = true;
+    ops_.close(fd_);
+    ops_.unlink(tmp_);
+    fail(path_, what, err);
+}
+
+// write may write less than asked: advance until done.
+void AtomicFile::write_out(std::span<const std::byte> bytes) {
+    while (!bytes.empty()) {
+        long n = ops_.write_some(fd_, std::span(&bytes, 1));
         if (n < 0) {
             if (errno == EINTR) continue;
             abandon("write failed", errno);
         }
         if (n == 0) abandon("write made no progress", EIO);
-        auto left = static_cast<size_t>(n);
-        while (left > 0 && first < rest.size()) {
-            size_t take = std::min(left, rest[first].size());
-            rest[first] = rest[first].subspan(take);
-            left -= take;
-            if (rest[first].empty()) ++first;
-        }
+        bytes = bytes.subspan(static_cast<size_t>(n));
     }
-    if (ops.fsync(fd) != 0) abandon("fsync failed", errno);
-    if (ops.close(fd) != 0) {
+}
+
+void AtomicFile::flush() {
+    write_out({buffer_.data(), used_});
+    used_ = 0;
+}
+
+void AtomicFile::write(std::span<const std::byte> bytes) {
+    if (bytes.size() >= kBufferBytes) {  // large: straight from where it is
+        flush();
+        write_out(bytes);
+        return;
+    }
+    std::memcpy(next(bytes.size()).data(), bytes.data(), bytes.size());
+    filled(bytes.size());
+}
+
+std::span<std::byte> AtomicFile::next(size_t n) {
+    if (buffer_.size() < std::max(n, kBufferBytes)) buffer_.resize(std::max(n, kBufferBytes));
+    if (used_ + n > buffer_.size()) flush();
+    return {buffer_.data() + used_, n};
+}
+
+void AtomicFile::commit() {
+    flush();
+    if (ops_.fsync(fd_) != 0) abandon("fsync failed", errno);
+    done_ = true;
+    if (ops_.close(fd_) != 0) {
         int err = errno;
-        ops.unlink(tmp);
-        fail(path, "close failed", err);
+        ops_.unlink(tmp_);
+        fail(path_, "close failed", err);
     }
-    if (ops.rename(tmp, path) != 0) {
+    if (ops_.rename(tmp_, path_) != 0) {
         int err = errno;
-        ops.unlink(tmp);
-        fail(path, "cannot rename temporary file into place", err);
+        ops_.unlink(tmp_);
+        fail(path_, "cannot rename temporary file into place", err);
     }
+}
+
+void write_file_atomically(const std::string& path, std::span<const std::span<const std::byte>> segments,
+                           FileOps& ops) {
+    AtomicFile file(path, ops);
+    for (std::span<const std::byte> s : segments) file.write(s);
+    file.commit();
 }
 
 void write_file_atomically(const std::string& path, const formats::Serialized& bytes) {

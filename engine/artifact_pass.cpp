@@ -23,31 +23,37 @@ struct StateDeleter {
 
 }  // namespace
 
-ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, std::span<std::byte> into) {
-    if (!into.empty() && into.size() < s.size())
-        throw std::logic_error(fmt::format("artifact_pass: {} bytes of room for a {} byte artifact", into.size(),
-                                           s.size()));
+void BufferSink::begin(uint64_t size) {
+    buffer_ = allocate_(size);
+    if (buffer_.size() < size)
+        throw std::logic_error(
+            fmt::format("artifact pass: the output buffer holds {} bytes, the artifact needs {}", buffer_.size(), size));
+    at_ = 0;
+}
+
+ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, ArtifactSink* sink) {
+    if (sink) sink->begin(s.size());
     std::unique_ptr<XXH3_state_t, StateDeleter> state(XXH3_createState());
     if (!state) throw std::bad_alloc();
     XXH3_128bits_reset(state.get());
 
     ArtifactPass out;
-    std::byte* dst = into.empty() ? nullptr : into.data();
     for (const formats::Serialized::Piece& piece : s.pieces()) {
         const bool scan = piece.tensor >= 0 && g.tensors.dtype[piece.tensor].type == ir::DTypeEnum::Float32;
         uint64_t bad = 0;
         for (size_t at = 0; at < piece.bytes.size(); at += kChunk) {
             std::span<const std::byte> chunk = piece.bytes.subspan(at, std::min(kChunk, piece.bytes.size() - at));
-            if (dst) {
+            if (sink) {
+                std::byte* dst = sink->next(chunk.size()).data();
                 if (scan)
                     bad += copy_count_non_finite_f32(dst, chunk);
                 else
                     std::memcpy(dst, chunk.data(), chunk.size());
-                chunk = {dst, chunk.size()};  // hashed from the copy, which is in cache
-                dst += chunk.size();
-            } else if (scan) {
-                bad += count_non_finite_f32(chunk);
+                XXH3_128bits_update(state.get(), dst, chunk.size());  // from the copy, which is in cache
+                sink->filled(chunk.size());
+                continue;
             }
+            if (scan) bad += count_non_finite_f32(chunk);
             XXH3_128bits_update(state.get(), chunk.data(), chunk.size());
         }
         if (scan) out.non_finite.emplace_back(static_cast<uint32_t>(piece.tensor), bad);

@@ -46,7 +46,7 @@ void warn_non_finite(const ir::Graph& g, const std::vector<ir::OprId>& order, co
 }  // namespace
 
 Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats::WriteScratch* scratch,
-                  const OutputBuffer& into) {
+                  ArtifactSink* into) {
     check_options(options);
     const bool v1 = options.dump_format == DumpFormat::FBS;
 
@@ -127,15 +127,8 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
                                 ? formats::var_name_for_dump(*g, v, plan.numbering.compact_id[v.value])
                                 : fmt::format("unnamed{}", i));
     }
-    std::span<std::byte> buffer;
-    if (into) {
-        buffer = into(out.bytes.size());
-        if (buffer.size() < out.bytes.size())
-            throw std::logic_error(fmt::format("dump_graph: the output buffer holds {} bytes, the artifact needs {}",
-                                               buffer.size(), out.bytes.size()));
-    }
-    const ArtifactPass pass = artifact_pass(out.bytes, *g, buffer);
-    if (into) out.bytes = formats::Serialized{};  // the caller's buffer holds the artifact now
+    const ArtifactPass pass = artifact_pass(out.bytes, *g, into);
+    if (into) out.bytes = formats::Serialized{};  // the sink holds the artifact now
     r.xxh3_128 = pass.xxh3_128;
     r.dedup_tensors_saved = dedup.tensors_saved;
     r.dedup_bytes_saved = dedup.bytes_saved;
@@ -145,6 +138,16 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
         formats::write_strip_info_file(*options.strip_info_file, compute_strip_info(original), r.content_hash,
                                        options.append_json);
     return out;
+}
+
+Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch) {
+    return dump_graph(g, options, scratch, static_cast<ArtifactSink*>(nullptr));
+}
+
+Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch,
+                  const OutputBuffer& allocate) {
+    BufferSink sink(allocate);
+    return dump_graph(g, options, scratch, &sink);
 }
 
 Dumped dump_graph(const ir::Graph& g, const std::vector<std::pair<std::string, ir::VarId>>& named_outputs,

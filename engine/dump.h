@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/artifact_pass.h"
 #include "engine/dump_options.h"
 #include "engine/dump_result.h"
 #include "formats/serialized.h"
@@ -27,14 +28,18 @@ struct Dumped {
 // to dump, e.g. one per batch worker) the bytes are built in its recycled memory:
 // a scratch serves one dump at a time and must outlive the Dumped. The bytes are
 // the same as without.
-//
-// With `into`, the artifact is copied into the buffer it returns for the size
-// asked (at least that many bytes) in the same pass that hashes it, and
-// Dumped::bytes is left empty: the way to get one contiguous copy while reading
-// every tensor value once.
+Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch = nullptr);
+
+// With `into`, the artifact goes to a sink (one buffer, or a file being written:
+// engine/artifact_pass.h, engine/artifact_file.h) in the same pass that hashes
+// it, and Dumped::bytes is left empty: the way to get the bytes while reading
+// every tensor value once. Errors the sink throws propagate.
+Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch,
+                  ArtifactSink* into);
+// The same into one buffer that `allocate` returns for the size asked.
 using OutputBuffer = std::function<std::span<std::byte>(uint64_t size)>;
-Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch = nullptr,
-                  const OutputBuffer& into = {});
+Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch,
+                  const OutputBuffer& allocate);
 
 // MegEngine's dict form: each var is renamed to its key before dumping, in the
 // order given; two names for one var is an error.

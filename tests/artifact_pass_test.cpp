@@ -8,18 +8,27 @@
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <cstring>
 #include <fmt/format.h>
 #include <limits>
 #include <random>
 
+#include "engine/artifact_file.h"
 #include "engine/dump.h"
 #include "engine/value_scan.h"
 #include "formats/model_reader.h"
 #include "formats/write_plan.h"
 #include "formats/write_scratch.h"
 #include "ir/builder.h"
+#include "ir/error.h"
 #include "ir/order.h"
 
 namespace mgedump {
@@ -187,6 +196,74 @@ TEST(ArtifactPass, NonFiniteValuesAreCountedInDeferredValuesAcrossChunkEdgesAndI
             EXPECT_NE(all.find("has 1 non-finite"), std::string::npos) << all;
         }
     }
+}
+
+// A disk that accepts `budget` bytes, a few at a time, then is full.
+struct ShortWrites : engine::FileOps {
+    size_t budget;
+    size_t calls = 0;
+    explicit ShortWrites(size_t b) : budget(b) {}
+    long write_some(int fd, std::span<const std::span<const std::byte>> segments) override {
+        ++calls;
+        if (budget == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        std::span<const std::byte> first = segments.front().subspan(0, std::min<size_t>({segments.front().size(), budget, 777}));
+        budget -= first.size();
+        return FileOps::write_some(fd, std::span(&first, 1));
+    }
+};
+
+std::vector<std::byte> read_all(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::byte> b(c.size());
+    std::memcpy(b.data(), c.data(), c.size());
+    return b;
+}
+
+struct TempDir {
+    std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                 fmt::format("mgedump-artifact-pass-{}-{}", ::getpid(), std::random_device{}());
+    TempDir() { std::filesystem::create_directories(path); }
+    ~TempDir() { std::filesystem::remove_all(path); }
+    size_t entries() const { return static_cast<size_t>(std::distance(std::filesystem::directory_iterator(path), {})); }
+};
+
+TEST(ArtifactPass, StreamedIntoAFileInShortWritesGivesTheGatheredBytes) {
+    Model m = mixed_model();
+    TempDir dir;
+    for (auto f : {engine::DumpFormat::FBS_V2, engine::DumpFormat::FBS}) {
+        const auto path = dir.path / fmt::format("m-{}.mge", engine::format_name(f));
+        const std::vector<std::byte> flat = engine::dump_graph(m.graph, with_format(f)).bytes.to_bytes();
+        ShortWrites ops(SIZE_MAX);
+        engine::AtomicFile file(path.string(), ops);
+        engine::Dumped d = engine::dump_graph(m.graph, with_format(f), nullptr, &file);
+        EXPECT_FALSE(std::filesystem::exists(path)) << "nothing at the path before commit";
+        file.commit();
+        EXPECT_EQ(read_all(path), flat) << engine::format_name(f);
+        EXPECT_EQ(d.result.xxh3_128, xxh3_hex(flat));
+        EXPECT_GT(ops.calls, flat.size() / 777);
+    }
+    EXPECT_EQ(dir.entries(), 2u);  // the two artifacts, no temporary files
+}
+
+TEST(ArtifactPass, ADiskFullMidStreamThrowsNamingThePathAndLeavesNothing) {
+    Model m = mixed_model();
+    TempDir dir;
+    const auto path = dir.path / "m.mge";
+    ShortWrites ops(100'000);  // fills up inside the first large value
+    try {
+        engine::AtomicFile file(path.string(), ops);
+        engine::dump_graph(m.graph, engine::DumpOptions{}, nullptr, &file);
+        file.commit();
+        FAIL() << "the full disk was not reported";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(std::strerror(ENOSPC)), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(dir.entries(), 0u);
 }
 
 // The vector path against a plain std::isfinite count, at every alignment and at

@@ -45,21 +45,20 @@ void run_dump(const DumpCommand& c) {
         engine::DumpOptions options = to_options(c.flags);
         engine::check_options(options);  // reject bad combinations before reading anything
         std::vector<engine::Dumped> dumps;
+        engine::FileOps ops;
+        std::vector<std::byte> existing = c.append ? read_existing(c.output) : std::vector<std::byte>{};
+        // Each graph streams into a temporary file as it is dumped, so its weights
+        // are read once; the file replaces c.output only when every graph dumped.
+        engine::AtomicFile file(c.output, ops);
+        file.write(existing);
         for (const std::string& input : c.inputs) {
             current = input;
             // ONNX has no magic number; its files are known by name.
             ir::Graph g = std::filesystem::path(input).extension() == ".onnx" ? formats::import_onnx(input, c.onnx)
                                                                               : formats::read_graph_json_file(input);
-            dumps.push_back(engine::dump_graph(g, options));
+            dumps.push_back(engine::dump_graph(g, options, nullptr, &file));
         }
-        // Nothing is written unless every graph dumped.
-        std::vector<std::byte> existing = c.append ? read_existing(c.output) : std::vector<std::byte>{};
-        std::vector<std::span<const std::byte>> segments;
-        if (!existing.empty()) segments.emplace_back(existing);
-        for (const engine::Dumped& d : dumps)
-            for (auto seg : d.bytes.segments()) segments.push_back(seg);
-        engine::FileOps ops;
-        engine::write_file_atomically(c.output, segments, ops);
+        file.commit();
 
         nlohmann::json all = nlohmann::json::array();
         for (size_t i = 0; i < dumps.size(); ++i) {
