@@ -8,6 +8,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 #include "ir/error.h"
 
@@ -26,6 +29,8 @@ struct Mapping {
     }
 };
 
+constexpr size_t kReadBelow = size_t{1} << 20;
+
 template <class F>
 auto with_path(const std::string& path, F&& f) {
     try {
@@ -37,7 +42,40 @@ auto with_path(const std::string& path, F&& f) {
 
 }  // namespace
 
-MappedFile map_file(const std::string& path) {
+struct ReadBuffers::State {
+    const size_t keep;
+    std::mutex mutex;
+    std::vector<std::unique_ptr<std::byte[]>> free;  // each kReadBelow bytes
+    size_t reused = 0;
+};
+
+ReadBuffers::ReadBuffers(size_t keep) : state_(std::make_shared<State>(keep)) {}
+
+std::shared_ptr<std::byte[]> ReadBuffers::get(size_t size) {
+    if (size >= kReadBelow) return std::make_shared_for_overwrite<std::byte[]>(size);
+    std::unique_ptr<std::byte[]> b;
+    {
+        std::lock_guard lock(state_->mutex);
+        if (!state_->free.empty()) {
+            b = std::move(state_->free.back());
+            state_->free.pop_back();
+            ++state_->reused;
+        }
+    }
+    if (!b) b = std::make_unique_for_overwrite<std::byte[]>(kReadBelow);
+    return std::shared_ptr<std::byte[]>(b.release(), [state = state_](std::byte* p) {
+        std::unique_ptr<std::byte[]> back(p);
+        std::lock_guard lock(state->mutex);
+        if (state->free.size() < state->keep) state->free.push_back(std::move(back));
+    });
+}
+
+size_t ReadBuffers::reused() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->reused;
+}
+
+MappedFile map_file(const std::string& path, ReadBuffers* buffers) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
     struct stat st {};
@@ -55,12 +93,31 @@ MappedFile map_file(const std::string& path) {
         throw FormatError(fmt::format("{}: the file is empty, not a MegEngine model", path));
     }
     const auto size = static_cast<size_t>(st.st_size);
+    const auto device = static_cast<uint64_t>(st.st_dev), inode = static_cast<uint64_t>(st.st_ino);
+    if (size < kReadBelow) {
+        std::shared_ptr<std::byte[]> buffer =
+            buffers ? buffers->get(size) : std::make_shared_for_overwrite<std::byte[]>(size);  // not zeroed
+        size_t done = 0;
+        while (done < size) {
+            ssize_t n = ::read(fd, buffer.get() + done, size - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                int err = n < 0 ? errno : 0;
+                ::close(fd);
+                throw Error(fmt::format("{}: cannot read: {}", path,
+                                        err ? std::strerror(err) : "the file shrank while being read"));
+            }
+            done += static_cast<size_t>(n);
+        }
+        ::close(fd);
+        return {ir::Bytes(buffer.get(), size), std::move(buffer), device, inode};
+    }
     void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     int err = errno;
     ::close(fd);  // the mapping stays valid without the descriptor
     if (addr == MAP_FAILED) throw Error(fmt::format("{}: cannot map: {}", path, std::strerror(err)));
     auto owner = std::make_shared<const Mapping>(addr, size);
-    return {ir::Bytes(static_cast<const std::byte*>(addr), size), owner};
+    return {ir::Bytes(static_cast<const std::byte*>(addr), size), owner, device, inode};
 }
 
 formats::LoadedModel load_file(const std::string& path) {

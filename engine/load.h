@@ -15,11 +15,31 @@ formats::LoadedModel load_file(const std::string& path);
 // Every graph appended in the file (§11.3).
 std::vector<formats::LoadedModel> load_files(const std::string& path);
 
-// The whole file mapped; `bytes` stays valid while the returned owner lives.
+// The whole file in memory; `bytes` stays valid while the returned owner lives.
+// Files from 1 MiB up are mapped read-only; smaller ones are read into a buffer,
+// which is cheaper than a mapping whose unmapping stops every thread of the
+// process (a batch reads thousands of small models).
 struct MappedFile {
     ir::Bytes bytes;
     std::shared_ptr<const void> owner;
+    uint64_t device = 0, inode = 0;  // which file (see ir::FileRegion)
 };
-MappedFile map_file(const std::string& path);
+
+// Buffers for map_file's reads of small files, each handed back when the last view
+// into it lets go, so a batch of small models reuses a few buffers instead of
+// faulting fresh memory in for every model. Thread-safe; buffers may outlive it.
+class ReadBuffers {
+  public:
+    explicit ReadBuffers(size_t keep = 16);
+    // At least `size` bytes (less than 1 MiB), not zeroed.
+    std::shared_ptr<std::byte[]> get(size_t size);
+    size_t reused() const;  // how many get() calls were served by a recycled buffer
+
+  private:
+    struct State;
+    std::shared_ptr<State> state_;
+};
+
+MappedFile map_file(const std::string& path, ReadBuffers* buffers = nullptr);
 
 }  // namespace mgedump::engine

@@ -187,7 +187,7 @@ private:
                 fail(ctx, fmt::format("npy \"{}\": its shape [{}] does not match the declared shape [{}]", rel,
                                       fmt::join(a.shape, ", "), fmt::join(t.shape, ", ")));
             t.shape = a.shape;
-            t.blob = g().blobs.add_view(a.data, std::move(a.keepalive));
+            t.blob = g().blobs.add_view(a.data, std::move(a.keepalive), a.region);
             return t;
         }
         if (!have_dtype) fail(ctx, "missing key \"dtype\"");

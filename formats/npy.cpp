@@ -257,6 +257,8 @@ NpyArray read_npy(const std::filesystem::path& path, std::optional<ir::DTypeEnum
         fail(what, fmt::format("{} bytes of trailing data after the array", have - need));
     a.data = file.subspan(h.data_offset, need);
     a.keepalive = std::shared_ptr<const void>(mapping, mapping.get());
+    a.region = ir::FileRegion{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+                              h.data_offset, need};
     return a;
 }
 

@@ -41,6 +41,7 @@ struct NpyArray {
     std::vector<uint32_t> shape;
     ir::Bytes data;                          // points into the mapping
     std::shared_ptr<const void> keepalive;   // unmaps when the last holder goes
+    ir::FileRegion region;                   // where `data` lies in the file
 };
 
 // Maps and checks `path`. With `dtype`, the file's descr must be the one that

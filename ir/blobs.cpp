@@ -1,5 +1,7 @@
 #include "ir/blobs.h"
 
+#include <functional>
+
 namespace mgedump::ir {
 
 BlobId BlobStore::add_owned(std::vector<std::byte> bytes) {
@@ -7,12 +9,30 @@ BlobId BlobStore::add_owned(std::vector<std::byte> bytes) {
     return add_view(Bytes(owned->data(), owned->size()), owned);
 }
 
-BlobId BlobStore::add_view(Bytes bytes, std::shared_ptr<const void> keepalive) {
+BlobId BlobStore::add_view(Bytes bytes, std::shared_ptr<const void> keepalive,
+                           std::optional<FileRegion> region) {
     views_.push_back(bytes);
     owners_.push_back(std::move(keepalive));
+    regions_.push_back(region);
     return BlobId(static_cast<uint32_t>(views_.size() - 1));
 }
 
-BlobId BlobStore::add_shared(const BlobStore& from, BlobId id) { return add_view(from.bytes(id), from.owner(id)); }
+BlobId BlobStore::add_shared(const BlobStore& from, BlobId id) {
+    return add_view(from.bytes(id), from.owner(id), from.region(id));
+}
+
+void BlobStore::note_file_regions(const std::shared_ptr<const void>& keepalive, Bytes file, uint64_t device,
+                                  uint64_t inode) {
+    if (!keepalive || file.empty()) return;
+    const std::less<const std::byte*> before;
+    for (size_t i = 0; i < views_.size(); ++i) {
+        const Bytes v = views_[i];
+        const bool same_owner = !owners_[i].owner_before(keepalive) && !keepalive.owner_before(owners_[i]);
+        if (!same_owner || v.empty() || before(v.data(), file.data()) ||
+            before(file.data() + file.size(), v.data() + v.size()))
+            continue;
+        regions_[i] = FileRegion{device, inode, static_cast<uint64_t>(v.data() - file.data()), v.size()};
+    }
+}
 
 }  // namespace mgedump::ir

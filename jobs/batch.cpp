@@ -163,7 +163,8 @@ class Runner {
         if (!job.error.empty()) return w;
         if (options_.incremental && all_current(w)) return w;
         try {
-            w->input = read_model_input(job.input);
+            w->input = read_model_input(job.input, &read_buffers_);
+            digests_.remember(job.input, w->input->file_bytes, w->input->input_digest);
             models_read_.fetch_add(1, std::memory_order_relaxed);
             cache_.intern_graph(w->input->graph);
             input_bytes_[w->slot] = w->input->file_bytes;
@@ -342,6 +343,7 @@ class Runner {
     engine::FileOps default_ops_;
     engine::FileOps* ops_ = nullptr;
     BlobCache cache_;
+    engine::ReadBuffers read_buffers_;
     FileDigests digests_;
     std::atomic<uint64_t> models_read_{0};
     std::optional<ScratchPool> pool_;  // sized once the thread count is known

@@ -2,71 +2,126 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace mgedump::jobs {
+namespace {
+
+std::shared_ptr<const void> alive(const std::weak_ptr<const void>& weak,
+                                  const std::shared_ptr<const void>& strong) {
+    return strong ? strong : weak.lock();
+}
+
+}  // namespace
 
 BlobCache::BlobCache(uint64_t retain_bytes) : retain_limit_(retain_bytes) {}
 
+uint64_t BlobCache::sample_key(ir::Bytes b) {
+    constexpr size_t W = kSampleWindow, K = kSampleWindows;
+    const size_t n = b.size();
+    if (n <= W * K) return XXH3_64bits_withSeed(b.data(), n, n);
+    std::array<std::byte, W * K> sample;
+    for (size_t k = 0; k < K; ++k)  // evenly spread: the first window at the start, the last at the end
+        std::memcpy(sample.data() + k * W, b.data() + (n - W) * k / (K - 1), W);
+    return XXH3_64bits_withSeed(sample.data(), sample.size(), n);
+}
+
+bool BlobCache::same_bytes(const Entry& e, ir::Bytes bytes) {
+    if (e.bytes.size() != bytes.size()) return false;
+    if (bytes.empty() || e.bytes.data() == bytes.data()) return true;
+    bytes_compared_.fetch_add(bytes.size(), std::memory_order_relaxed);
+    return std::memcmp(e.bytes.data(), bytes.data(), bytes.size()) == 0;
+}
+
 BlobCache::Interned BlobCache::intern(ir::Bytes bytes, std::shared_ptr<const void> owner,
-                                      std::optional<FileRegion> region) {
+                                      std::optional<ir::FileRegion> region) {
     blobs_.fetch_add(1, std::memory_order_relaxed);
     bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
 
-    std::optional<Digest128> digest;
+    std::optional<Known> known;
     if (region) {
         std::lock_guard lock(regions_mutex_);
-        if (auto it = regions_.find(*region); it != regions_.end()) digest = it->second;
+        if (auto it = regions_.find(*region); it != regions_.end()) known = it->second;
     }
-    if (!digest) {
-        XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+    const uint64_t key = known ? known->key : sample_key(bytes);
+    if (!known)
+        bytes_hashed_.fetch_add(std::min(bytes.size(), kSampleWindow * kSampleWindows),
+                                std::memory_order_relaxed);
+    Shard& s = shard_of(key);
+    auto prune = [](std::vector<Entry>& bucket) {
+        std::erase_if(bucket, [](const Entry& e) { return !e.strong && e.weak.expired(); });
+    };
+
+    // One live content with this key: the bytes decide, and a match needs no digest.
+    if (!known) {
+        std::lock_guard lock(s.mutex);
+        auto it = s.entries.find(key);
+        if (it != s.entries.end()) {
+            prune(it->second);
+            if (it->second.size() == 1) {
+                Entry& e = it->second.front();
+                if (std::shared_ptr<const void> a = alive(e.weak, e.strong); a && same_bytes(e, bytes)) {
+                    retain(e, a);
+                    return Interned{e.bytes, std::move(a), e.digest};
+                }
+            }
+        }
+    }
+
+    Digest128 digest;
+    if (known) {
+        digest = known->digest;
+    } else {
+        const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
         digest = Digest128{h.low64, h.high64};
         bytes_hashed_.fetch_add(bytes.size(), std::memory_order_relaxed);
         if (region) {
             std::lock_guard lock(regions_mutex_);
-            regions_.emplace(*region, *digest);
+            regions_.emplace(*region, Known{key, digest});
         }
     }
 
-    Shard& s = shard_of(*digest);
     std::lock_guard lock(s.mutex);
-    if (s.ever_seen.insert(*digest).second) {
+    const bool seen_before = !s.ever_seen.insert(digest).second;
+    if (!seen_before) {
         unique_blobs_.fetch_add(1, std::memory_order_relaxed);
         unique_bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
     }
-    std::vector<Entry>& bucket = s.entries[*digest];
-    for (auto it = bucket.begin(); it != bucket.end();) {
-        std::shared_ptr<const void> alive = it->strong ? it->strong : it->weak.lock();
-        if (!alive) {
-            it = bucket.erase(it);  // every user is gone; the slot is free for these bytes
-            continue;
-        }
+    std::vector<Entry>& bucket = s.entries[key];
+    prune(bucket);
+    for (Entry& e : bucket) {
+        if (e.digest != digest) continue;
         // Equal digests almost surely mean equal bytes; the compare makes it certain.
-        if (it->bytes.size() == bytes.size() &&
-            (bytes.empty() || it->bytes.data() == bytes.data() ||
-             std::memcmp(it->bytes.data(), bytes.data(), bytes.size()) == 0))
-            return Interned{it->bytes, std::move(alive), *digest};
-        ++it;
+        if (std::shared_ptr<const void> a = alive(e.weak, e.strong); a && same_bytes(e, bytes)) {
+            retain(e, a);
+            return Interned{e.bytes, std::move(a), e.digest};
+        }
     }
-    Entry e{bytes, nullptr, owner};
-    if (retained_.load(std::memory_order_relaxed) + bytes.size() <= retain_limit_) {
-        retained_.fetch_add(bytes.size(), std::memory_order_relaxed);
-        e.strong = owner;
+    Entry& e = bucket.emplace_back(Entry{bytes, digest, nullptr, owner});
+    if (seen_before) retain(e, owner);  // its users came and went: it is shared over time
+    return Interned{bytes, std::move(owner), digest};
+}
+
+void BlobCache::retain(Entry& e, const std::shared_ptr<const void>& owner) {
+    if (e.strong) return;
+    if (retained_.fetch_add(e.bytes.size(), std::memory_order_relaxed) + e.bytes.size() > retain_limit_) {
+        retained_.fetch_sub(e.bytes.size(), std::memory_order_relaxed);
+        return;
     }
-    bucket.push_back(std::move(e));
-    return Interned{bytes, std::move(owner), *digest};
+    e.strong = owner;
 }
 
 std::vector<Digest128> BlobCache::intern_graph(ir::Graph& g) {
-    MappedRegions maps = MappedRegions::snapshot();
     ir::BlobStore canonical;
     std::vector<Digest128> digests;
     digests.reserve(g.blobs.size());
     for (uint32_t i = 0; i < g.blobs.size(); ++i) {
-        ir::BlobId id(i);
-        ir::Bytes b = g.blobs.bytes(id);
-        Interned in = intern(b, g.blobs.owner(id), b.empty() ? std::nullopt : maps.find(b.data(), b.size()));
-        canonical.add_view(in.bytes, std::move(in.owner));  // same index, so BlobIds stay valid
+        const ir::BlobId id(i);
+        Interned in = intern(g.blobs.bytes(id), g.blobs.owner(id), g.blobs.region(id));
+        // Same index, so BlobIds stay valid; the region stays with the bytes it names.
+        const bool same = in.bytes.data() == g.blobs.bytes(id).data();
+        canonical.add_view(in.bytes, std::move(in.owner), same ? g.blobs.region(id) : std::nullopt);
         digests.push_back(in.digest);
     }
     g.blobs = std::move(canonical);
@@ -74,8 +129,8 @@ std::vector<Digest128> BlobCache::intern_graph(ir::Graph& g) {
 }
 
 BlobCacheStats BlobCache::stats() const {
-    return BlobCacheStats{blobs_.load(), bytes_.load(), unique_blobs_.load(), unique_bytes_.load(),
-                          bytes_hashed_.load()};
+    return BlobCacheStats{blobs_.load(),        bytes_.load(),        unique_blobs_.load(),
+                          unique_bytes_.load(), bytes_hashed_.load(), bytes_compared_.load()};
 }
 
 }  // namespace mgedump::jobs

@@ -1,8 +1,14 @@
 // The batch's content-addressed store of tensor bytes. Every model's blobs are
-// interned: equal bytes (XXH3-128, confirmed by comparing bytes) are replaced by
-// one canonical copy, so a weight shared by many models is kept once in memory;
-// bytes from a file region already seen (the same .npy behind several graph
-// JSONs) are not even hashed again. Thread-safe: sharded by digest.
+// interned: equal bytes are replaced by one canonical copy, so a weight shared by
+// many models is kept once in memory. Thread-safe: sharded by sampled key.
+//
+// How a blob finds its equal without hashing all of it: a cheap sampled key (size
+// and XXH3 of a few fixed windows) picks the candidates; when exactly one live
+// entry has that key, comparing the bytes (memcmp) decides, and a match reuses
+// the entry's digest. Only contents the cache holds no live copy of (or keys that
+// several contents share) are hashed in full (XXH3-128), so each distinct content
+// is hashed once and each copy of it compared once. A blob whose file region
+// (ir::BlobStore::region) was seen before is not even sampled.
 //
 // Swapping a blob for an equal one never changes an artifact's bytes, so the
 // cache cannot make output depend on which model got there first.
@@ -21,7 +27,6 @@
 
 #include "ir/blobs.h"
 #include "ir/graph.h"
-#include "jobs/mapped_region.h"
 
 namespace mgedump::jobs {
 
@@ -38,50 +43,74 @@ struct BlobCacheStats {
     uint64_t bytes = 0;         // their total size
     uint64_t unique_blobs = 0;  // distinct contents
     uint64_t unique_bytes = 0;  // bytes of distinct contents: what a batch really holds
-    uint64_t bytes_hashed = 0;  // bytes run through XXH3 (region hits skip it)
+    // Bytes run through XXH3: the sample windows of blobs not known by region, and
+    // the whole of every blob whose content had no live canonical copy (or whose key
+    // several contents share). With every canonical copy alive, each distinct byte
+    // is hashed once.
+    uint64_t bytes_hashed = 0;
+    uint64_t bytes_compared = 0;  // sizes of the blobs compared (memcmp) with a canonical copy
 };
 
 class BlobCache {
 public:
-    // Canonical copies are kept alive by the cache up to `retain_bytes`; beyond
-    // that, an entry lives only as long as some model uses it.
-    explicit BlobCache(uint64_t retain_bytes = 256ull << 20);
+  // A canonical copy lives as long as some model uses it. One that proves shared
+  // (a second blob equal to it, or a content seen again after its users were
+  // gone) is also kept alive by the cache, up to `retain_bytes` in all, so later
+  // models find it. Contents seen once are not kept: a batch of distinct models
+  // frees (and reuses) each model's memory when it is done.
+  explicit BlobCache(uint64_t retain_bytes = 256ull << 20);
 
-    struct Interned {
-        ir::Bytes bytes;
-        std::shared_ptr<const void> owner;
-        Digest128 digest;
+  struct Interned {
+      ir::Bytes bytes;
+      std::shared_ptr<const void> owner;
+      Digest128 digest;  // XXH3-128 of the bytes
     };
     // The canonical blob equal to `bytes`. `region`, when known, is where the bytes
-    // come from in a file; a region seen before gives its digest without hashing.
-    Interned intern(ir::Bytes bytes, std::shared_ptr<const void> owner, std::optional<FileRegion> region = {});
+    // come from in a file; a region seen before gives key and digest without reading.
+    Interned intern(ir::Bytes bytes, std::shared_ptr<const void> owner,
+                    std::optional<ir::FileRegion> region = std::nullopt);
 
-    // Every blob of `g` replaced by its canonical copy; returns the digests in blob order.
+    // Every blob of `g` replaced by its canonical copy (regions from g.blobs);
+    // returns the digests in blob order.
     std::vector<Digest128> intern_graph(ir::Graph& g);
 
     BlobCacheStats stats() const;
 
-private:
+    // The sampled key: equal bytes always have equal keys; different bytes usually
+    // do not (blobs up to 512 bytes are keyed by all their bytes).
+    static uint64_t sample_key(ir::Bytes bytes);
+    static constexpr size_t kSampleWindow = 64, kSampleWindows = 8;
+
+  private:
     struct Entry {
         ir::Bytes bytes;
-        std::shared_ptr<const void> strong;  // set while within the retain budget
+        Digest128 digest;
+        std::shared_ptr<const void> strong;  // set once shared, within the retain budget
         std::weak_ptr<const void> weak;
+    };
+    struct Known {
+        uint64_t key;
+        Digest128 digest;
     };
     static constexpr size_t kShards = 64;
     struct Shard {
         std::mutex mutex;
-        std::unordered_map<Digest128, std::vector<Entry>, Digest128Hash> entries;
-        std::unordered_set<Digest128, Digest128Hash> ever_seen;  // counts unique contents exactly once
+        std::unordered_map<uint64_t, std::vector<Entry>> entries;  // by sampled key
+        std::unordered_set<Digest128, Digest128Hash> ever_seen;    // counts unique contents exactly once
     };
 
-    Shard& shard_of(const Digest128& d) { return shards_[d.hi % kShards]; }
+    Shard& shard_of(uint64_t key) { return shards_[(key >> 32) % kShards]; }
+    bool same_bytes(const Entry& e, ir::Bytes bytes);
+    // Keeps `owner` (the entry's) alive from the cache, within the retain budget.
+    void retain(Entry& e, const std::shared_ptr<const void>& owner);
 
     const uint64_t retain_limit_;
     std::atomic<uint64_t> retained_{0};
     std::array<Shard, kShards> shards_;
     std::mutex regions_mutex_;
-    std::map<FileRegion, Digest128> regions_;
-    std::atomic<uint64_t> blobs_{0}, bytes_{0}, unique_blobs_{0}, unique_bytes_{0}, bytes_hashed_{0};
+    std::map<ir::FileRegion, Known> regions_;
+    std::atomic<uint64_t> blobs_{0}, bytes_{0}, unique_blobs_{0}, unique_bytes_{0}, bytes_hashed_{0},
+        bytes_compared_{0};
 };
 
 }  // namespace mgedump::jobs

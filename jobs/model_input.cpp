@@ -61,10 +61,12 @@ std::string onnx_digest(ir::Bytes model, const std::vector<fs::path>& side_files
 
 }  // namespace
 
-ModelInput read_model_input(const fs::path& path) {
-    engine::MappedFile file = engine::map_file(path.string());
+ModelInput read_model_input(const fs::path& path, engine::ReadBuffers* buffers) {
+    engine::MappedFile file = engine::map_file(path.string(), buffers);
     ModelInput in;
     in.file_bytes = file.bytes.size();
+    const XXH128_hash_t own = XXH3_128bits(file.bytes.data(), file.bytes.size());
+    in.input_digest = fmt::format("{:016x}{:016x}", own.high64, own.low64);
     // ONNX has no magic number: known by name. Its weights may live in side files,
     // which the digest covers too, so --incremental sees a change to any of them.
     if (path.extension() == ".onnx") {
@@ -76,8 +78,7 @@ ModelInput read_model_input(const fs::path& path) {
         in.dependencies = std::move(side_files);
         return in;
     }
-    XXH128_hash_t h = XXH3_128bits(file.bytes.data(), file.bytes.size());
-    in.file_digest = fmt::format("{:016x}{:016x}", h.high64, h.low64);
+    in.file_digest = in.input_digest;
     if (!is_model(file.bytes, path)) {
         std::string_view text(reinterpret_cast<const char*>(file.bytes.data()), file.bytes.size());
         formats::GraphJsonReadOptions o;
@@ -90,6 +91,7 @@ ModelInput read_model_input(const fs::path& path) {
     try {
         formats::LoadedModel m = formats::read_model(file.bytes, file.owner);
         in.graph = std::move(m.graph);
+        in.graph.blobs.note_file_regions(file.owner, file.bytes, file.device, file.inode);
         in.metadata = m.metadata;
     } catch (const FormatError& e) {
         throw FormatError(fmt::format("{}: {}", path.string(), e.what()));

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/load.h"
 #include "ir/graph.h"
 #include "ir/metadata.h"
 
@@ -18,14 +19,16 @@ struct ModelInput {
     ir::Graph graph;
     std::optional<ir::Metadata> metadata;  // a loaded .mge file's; re-dumps keep it
     uint64_t file_bytes = 0;
-    std::string file_digest;  // xxh3-128 of the input file
+    std::string file_digest;   // xxh3-128 of the input file (an ONNX model's also covers its side files)
+    std::string input_digest;  // xxh3-128 of the input file alone, as stamps record it
     // Other files the graph was built from (a graph JSON's .npy files, an ONNX
     // model's external weights), which incremental stamps record next to the input.
     std::vector<std::filesystem::path> dependencies;
 };
 
-// Throws Error (FormatError, GraphError, ...) naming the path.
-ModelInput read_model_input(const std::filesystem::path& path);
+// Throws Error (FormatError, GraphError, ...) naming the path. `buffers` recycles
+// the memory small inputs are read into (engine::map_file).
+ModelInput read_model_input(const std::filesystem::path& path, engine::ReadBuffers* buffers = nullptr);
 
 // Bytes a model will hold while in flight: its input (and, for graph JSON, the
 // .npy files it names) plus one serialized copy per variant. Never throws: an

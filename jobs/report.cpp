@@ -73,6 +73,7 @@ nlohmann::ordered_json report_to_json(const BatchReport& r) {
                  {"seconds", r.seconds},
                  {"source_of_shard", r.shard.source},
                  {"bytes_hashed", r.blobs.bytes_hashed},
+                 {"bytes_compared", r.blobs.bytes_compared},
                  {"write_buffers", J{{"scratches", r.buffers.scratches},
                                      {"reused", r.buffers.buffers.buffers_reused},
                                      {"allocated", r.buffers.buffers.buffers_allocated}}}};

@@ -1,13 +1,15 @@
 #include "jobs/stamp.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 #include <xxhash.h>
 
+#include <cerrno>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "engine/load.h"
 #include "ir/error.h"
 #include "jobs/options_json.h"
 #include "jobs/output_path.h"
@@ -17,21 +19,50 @@ namespace mgedump::jobs {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Streamed through a small buffer: no mapping, whose unmapping would stop every
+// thread of the batch.
+std::optional<StampedFile> hash_file(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_128bits_reset(state);
+    std::vector<std::byte> buffer(size_t{256} << 10);
+    uint64_t size = 0;
+    bool ok = true;
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) ok = false;
+        if (n <= 0) break;
+        XXH3_128bits_update(state, buffer.data(), static_cast<size_t>(n));
+        size += static_cast<uint64_t>(n);
+    }
+    ::close(fd);
+    const XXH128_hash_t h = XXH3_128bits_digest(state);
+    XXH3_freeState(state);
+    if (!ok) return std::nullopt;
+    return StampedFile{path, size, fmt::format("{:016x}{:016x}", h.high64, h.low64)};
+}
+
+}  // namespace
+
 std::optional<StampedFile> FileDigests::of(const fs::path& path) {
     const std::string key = path.string();
     {
         std::lock_guard lock(mutex_);
         if (auto it = known_.find(key); it != known_.end()) return it->second;
     }
-    std::optional<StampedFile> f;
-    try {
-        engine::MappedFile m = engine::map_file(key);
-        XXH128_hash_t h = XXH3_128bits(m.bytes.data(), m.bytes.size());
-        f = StampedFile{key, m.bytes.size(), fmt::format("{:016x}{:016x}", h.high64, h.low64)};
-    } catch (const Error&) {
-    }
+    std::optional<StampedFile> f = hash_file(key);
     std::lock_guard lock(mutex_);
     return known_.emplace(key, f).first->second;
+}
+
+void FileDigests::remember(const fs::path& path, uint64_t size, std::string xxh3_128) {
+    std::string key = path.string();
+    std::lock_guard lock(mutex_);
+    known_.try_emplace(key, StampedFile{key, size, std::move(xxh3_128)});
 }
 
 namespace {

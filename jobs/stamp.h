@@ -48,6 +48,9 @@ class FileDigests {
   public:
     // nullopt when the file cannot be read.
     std::optional<StampedFile> of(const std::filesystem::path& path);
+    // A digest the caller computed while it had the file's bytes anyway (the
+    // batch's model reader), so `of` does not read the file again.
+    void remember(const std::filesystem::path& path, uint64_t size, std::string xxh3_128);
 
   private:
     std::mutex mutex_;
