@@ -6,7 +6,9 @@
 //   mgedump_scaling measure DIR [--rounds 3] [--threads 1,2] [--memory-budget 2G] [--out OUT]
 //       runs `mgedump_scaling run` once per set, thread count and round, in
 //       child processes (so each peak RSS is that run's alone), interleaved, and
-//       prints medians: models/s, GB/s of artifacts, scaling ratio, peak RSS;
+//       prints medians: models/s, GB/s of artifacts, scaling ratio, the machine
+//       ceiling (the scaling of plain CPU work measured in the same rounds: what a
+//       shared machine allows at the time), peak RSS;
 //   mgedump_scaling run SET_DIR OUT_DIR THREADS BUDGET
 //       one batch (every model in SET_DIR dumped as FBS_V2); prints "models bytes seconds".
 #include <CLI/CLI.hpp>

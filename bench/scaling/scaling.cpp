@@ -4,11 +4,14 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "bench/support/measure.h"
 #include "bench/support/synthetic_models.h"
@@ -66,6 +69,28 @@ RunResult run_child(const ScalingOptions& o, const std::filesystem::path& set_di
     return r;
 }
 
+// What the machine gives right now: the same fixed CPU work (XXH3 over a buffer
+// in cache) on 1 and on N threads; the ratio of throughputs is the best scaling a
+// batch could show at this moment (other load on a shared machine lowers it).
+double machine_ceiling(unsigned threads) {
+    auto work = [] {
+        std::vector<std::byte> buf(size_t{32} << 10, std::byte{1});
+        uint64_t h = 0;
+        for (int i = 0; i < 200000; ++i) h += XXH3_64bits_withSeed(buf.data(), buf.size(), h);
+        return h;
+    };
+    auto timed = [&](unsigned n) {
+        std::atomic<uint64_t> sink{0};
+        const double start = now_seconds();
+        std::vector<std::thread> pool;
+        for (unsigned t = 0; t < n; ++t) pool.emplace_back([&] { sink += work(); });
+        for (std::thread& t : pool) t.join();
+        return now_seconds() - start;
+    };
+    const double one = timed(1), many = timed(threads);
+    return threads * one / many;
+}
+
 }  // namespace
 
 void prepare_inputs(const std::filesystem::path& dir, uint32_t small, uint32_t large) {
@@ -97,7 +122,9 @@ std::string measure_scaling(const std::filesystem::path& dir, const ScalingOptio
         uint64_t models = 0, bytes = 0;
     };
     std::map<std::pair<std::string, unsigned>, Samples> samples;
-    for (int r = 0; r < o.rounds; ++r)
+    std::map<unsigned, std::vector<double>> ceiling;
+    for (int r = 0; r < o.rounds; ++r) {
+        for (unsigned threads : o.threads) ceiling[threads].push_back(machine_ceiling(threads));
         for (const char* set : {"small", "large"})
             for (size_t k = 0; k < o.threads.size(); ++k) {
                 const unsigned threads = o.threads[(k + r) % o.threads.size()];  // rotate who goes first
@@ -108,22 +135,27 @@ std::string measure_scaling(const std::filesystem::path& dir, const ScalingOptio
                 s.models = run.models;
                 s.bytes = run.bytes;
             }
+    }
     std::filesystem::remove_all(out);
 
     const uint64_t budget = jobs::parse_byte_size(o.memory_budget_text);
     std::string table = fmt::format(
         "memory budget {} ({} rounds, medians)\n\n"
-        "| set | threads | models | artifact MB | seconds | models/s | GB/s | scaling | peak RSS MB | RSS/budget |\n"
-        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+        "| set | threads | models | artifact MB | seconds | models/s | GB/s | scaling | machine ceiling | "
+        "peak RSS MB | "
+        "RSS/budget |\n"
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
         o.memory_budget_text, o.rounds);
     for (const char* set : {"small", "large"}) {
         const double base = median(samples[{set, o.threads.front()}].seconds);
         for (unsigned threads : o.threads) {
             const Samples& s = samples[{set, threads}];
             const double sec = median(s.seconds), rss = median(s.rss);
-            table += fmt::format("| {} | {} | {} | {:.1f} | {:.3f} | {:.1f} | {:.3f} | {:.2f} | {:.0f} | {:.2f} |\n", set,
-                                 threads, s.models, s.bytes / 1e6, sec, s.models / sec, s.bytes / sec / 1e9,
-                                 base / sec, rss / 1e6, rss / static_cast<double>(budget));
+            table += fmt::format(
+                "| {} | {} | {} | {:.1f} | {:.3f} | {:.1f} | {:.3f} | {:.2f} | {:.2f} | {:.0f} | {:.2f} |\n",
+                set, threads, s.models, s.bytes / 1e6, sec, s.models / sec, s.bytes / sec / 1e9, base / sec,
+                median(ceiling[threads]) / median(ceiling[o.threads.front()]), rss / 1e6,
+                rss / static_cast<double>(budget));
         }
     }
     return table;
