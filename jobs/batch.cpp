@@ -11,6 +11,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "engine/artifact_file.h"
 #include "engine/dump.h"
 #include "engine/strip_info.h"
 #include "ir/error.h"
@@ -267,9 +268,11 @@ class Runner {
             if (!options.metadata)
                 options.metadata = w.input->metadata;  // a re-dump keeps the model's metadata
             const fs::path artifact = resolve_output(options_.out_dir, v.output);
-            engine::Dumped d = engine::dump_graph(w.input->graph, options, scratch);
-            auto segments = d.bytes.segments();
-            engine::write_file_atomically(artifact.string(), segments, *ops_);
+            // Streamed into the temporary file by the pass that hashes it: each
+            // weight is read once on its way to disk (engine/artifact_file.h).
+            engine::AtomicFile file(artifact.string(), *ops_);
+            engine::Dumped d = engine::dump_graph(w.input->graph, options, scratch, &file);
+            file.commit();
             if (w.files)
                 write_stamp(stamp_path(options_.out_dir, v.output), make_stamp_key(*w.files, v.options),
                             Stamped{d.result, *w.strip_info, w.input->file_bytes}, *ops_);

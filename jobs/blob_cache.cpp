@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ir/xxh3_dispatch.h"
+
 namespace mgedump::jobs {
 namespace {
 

@@ -10,6 +10,7 @@
 #include "formats/model_reader.h"
 #include "formats/onnx_import.h"
 #include "ir/error.h"
+#include "ir/xxh3_dispatch.h"
 
 namespace mgedump::jobs {
 namespace {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "ir/error.h"
+#include "ir/xxh3_dispatch.h"
 #include "jobs/options_json.h"
 #include "jobs/output_path.h"
 #include "jobs/version.h"
