@@ -90,6 +90,7 @@ void AtomicFile::flush() {
 }
 
 void AtomicFile::write(std::span<const std::byte> bytes) {
+    if (bytes.empty()) return;  // an empty span may have no data pointer, which memcpy must not see
     if (bytes.size() >= kBufferBytes) {  // large: straight from where it is
         flush();
         write_out(bytes);
