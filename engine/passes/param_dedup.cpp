@@ -3,8 +3,8 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
-#include <new>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -64,19 +64,19 @@ Hash128 to_hash(XXH128_hash_t h) { return Hash128{h.low64, h.high64}; }
 
 Hash128 full_key(ir::Bytes b) { return to_hash(XXH3_128bits(b.data(), b.size())); }
 
+// The size and the windows side by side, hashed in one call: no hasher state to
+// allocate per tensor.
 Hash128 sampled_key(ir::Bytes b) {
     if (b.size() <= 3 * kWindow) return full_key(b);
-    XXH3_state_t* state = XXH3_createState();
-    if (!state) throw std::bad_alloc();
-    XXH3_128bits_reset(state);
+    std::array<std::byte, sizeof(uint64_t) + 3 * kWindow> sample;
     const uint64_t size = b.size();
-    XXH3_128bits_update(state, &size, sizeof size);
-    XXH3_128bits_update(state, b.data(), kWindow);
-    XXH3_128bits_update(state, b.data() + (b.size() - kWindow) / 2, kWindow);
-    XXH3_128bits_update(state, b.data() + b.size() - kWindow, kWindow);
-    Hash128 h = to_hash(XXH3_128bits_digest(state));
-    XXH3_freeState(state);
-    return h;
+    std::memcpy(sample.data(), &size, sizeof size);
+    std::byte* at = sample.data() + sizeof size;
+    for (size_t from : {size_t{0}, (b.size() - kWindow) / 2, b.size() - kWindow}) {
+        std::memcpy(at, b.data() + from, kWindow);
+        at += kWindow;
+    }
+    return to_hash(XXH3_128bits(sample.data(), sample.size()));
 }
 
 struct Candidate {
