@@ -4,7 +4,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -28,14 +27,19 @@ void BufferSink::begin(uint64_t size) {
     if (buffer_.size() < size)
         throw std::logic_error(
             fmt::format("artifact pass: the output buffer holds {} bytes, the artifact needs {}", buffer_.size(), size));
+    size_ = size;
     at_ = 0;
 }
 
-ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, ArtifactSink* sink) {
+ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, ArtifactSink* sink, Digest digest) {
     if (sink) sink->begin(s.size());
-    std::unique_ptr<XXH3_state_t, StateDeleter> state(XXH3_createState());
-    if (!state) throw std::bad_alloc();
-    XXH3_128bits_reset(state.get());
+    const Stores stores = sink ? sink->stores() : Stores::Cached;
+    std::unique_ptr<XXH3_state_t, StateDeleter> state;
+    if (digest == Digest::Compute) {
+        state.reset(XXH3_createState());
+        if (!state) throw std::bad_alloc();
+        XXH3_128bits_reset(state.get());
+    }
 
     ArtifactPass out;
     for (const formats::Serialized::Piece& piece : s.pieces()) {
@@ -46,21 +50,24 @@ ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, Art
             if (sink) {
                 std::byte* dst = sink->next(chunk.size()).data();
                 if (scan)
-                    bad += copy_count_non_finite_f32(dst, chunk);
+                    bad += copy_count_non_finite_f32(dst, chunk, stores);
                 else
-                    std::memcpy(dst, chunk.data(), chunk.size());
-                XXH3_128bits_update(state.get(), dst, chunk.size());  // from the copy, which is in cache
+                    copy_bytes(dst, chunk, stores);
                 sink->filled(chunk.size());
-                continue;
+            } else if (scan) {
+                bad += count_non_finite_f32(chunk);
             }
-            if (scan) bad += count_non_finite_f32(chunk);
-            XXH3_128bits_update(state.get(), chunk.data(), chunk.size());
+            // The source chunk was just read, so it is in cache (a streamed copy is not).
+            if (state) XXH3_128bits_update(state.get(), chunk.data(), chunk.size());
         }
         if (scan) out.non_finite.emplace_back(static_cast<uint32_t>(piece.tensor), bad);
     }
+    if (stores == Stores::Streaming) finish_streaming_stores();
     std::ranges::sort(out.non_finite);
-    XXH128_hash_t h = XXH3_128bits_digest(state.get());
-    out.xxh3_128 = fmt::format("{:016x}{:016x}", h.high64, h.low64);
+    if (state) {
+        XXH128_hash_t h = XXH3_128bits_digest(state.get());
+        out.xxh3_128 = fmt::format("{:016x}{:016x}", h.high64, h.low64);
+    }
     return out;
 }
 

@@ -14,21 +14,27 @@
 #include <utility>
 #include <vector>
 
+#include "engine/value_scan.h"
 #include "formats/serialized.h"
 #include "ir/graph.h"
 
 namespace mgedump::engine {
 
+// The whole-file digest is mgedump's own (CLI output, batch reports); MegEngine's
+// result has no such field, so callers that never show it (the Python module)
+// skip it and the pass only copies and scans.
+enum class Digest : uint8_t { Compute, Skip };
+
 struct ArtifactPass {
-    std::string xxh3_128;  // 32 hex digits, of the whole file
+    std::string xxh3_128;  // 32 hex digits, of the whole file; empty with Digest::Skip
     // (tensor, non-finite count) for every float32 value the pass read, by tensor.
     std::vector<std::pair<uint32_t, uint64_t>> non_finite;
 };
 
 // Where the pass puts the bytes it reads, chunk by chunk in file order: one
 // contiguous buffer, or a file being written (engine/artifact_file.h). The pass
-// copies each chunk into the room it is given and then hashes it there, while
-// it is in cache.
+// copies each chunk into the room it is given and then hashes the source chunk,
+// which the copy has just brought into cache.
 class ArtifactSink {
   public:
     virtual ~ArtifactSink() = default;
@@ -37,6 +43,8 @@ class ArtifactSink {
     // Room for the next `n` bytes (n ≤ 64 KiB), valid until `filled(n)`.
     virtual std::span<std::byte> next(size_t n) = 0;
     virtual void filled(size_t n) = 0;
+    // How to store into the room: see Stores (engine/value_scan.h).
+    virtual Stores stores() const { return Stores::Cached; }
 };
 
 // A sink filling one buffer, which `allocate` returns for the size asked (at
@@ -48,14 +56,19 @@ class BufferSink : public ArtifactSink {
     void begin(uint64_t size) override;
     std::span<std::byte> next(size_t n) override { return buffer_.subspan(at_, n); }
     void filled(size_t n) override { at_ += n; }
+    // A buffer this large is past any cache by the time anyone reads it.
+    Stores stores() const override { return size_ >= kStreamFrom ? Stores::Streaming : Stores::Cached; }
+    static constexpr size_t kStreamFrom = size_t{8} << 20;
 
   private:
     Allocate allocate_;
     std::span<std::byte> buffer_;
+    uint64_t size_ = 0;
     size_t at_ = 0;
 };
 
 // Without a sink the pass only reads (a gather write follows it).
-ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, ArtifactSink* sink = nullptr);
+ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, ArtifactSink* sink = nullptr,
+                           Digest digest = Digest::Compute);
 
 }  // namespace mgedump::engine

@@ -46,7 +46,7 @@ void warn_non_finite(const ir::Graph& g, const std::vector<ir::OprId>& order, co
 }  // namespace
 
 Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats::WriteScratch* scratch,
-                  ArtifactSink* into) {
+                  ArtifactSink* into, Digest digest) {
     check_options(options);
     const bool v1 = options.dump_format == DumpFormat::FBS;
 
@@ -127,7 +127,7 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
                                 ? formats::var_name_for_dump(*g, v, plan.numbering.compact_id[v.value])
                                 : fmt::format("unnamed{}", i));
     }
-    const ArtifactPass pass = artifact_pass(out.bytes, *g, into);
+    const ArtifactPass pass = artifact_pass(out.bytes, *g, into, digest);
     if (into) out.bytes = formats::Serialized{};  // the sink holds the artifact now
     r.xxh3_128 = pass.xxh3_128;
     r.dedup_tensors_saved = dedup.tensors_saved;
@@ -145,13 +145,13 @@ Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::Write
 }
 
 Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch,
-                  const OutputBuffer& allocate) {
+                  const OutputBuffer& allocate, Digest digest) {
     BufferSink sink(allocate);
-    return dump_graph(g, options, scratch, &sink);
+    return dump_graph(g, options, scratch, &sink, digest);
 }
 
 Dumped dump_graph(const ir::Graph& g, const std::vector<std::pair<std::string, ir::VarId>>& named_outputs,
-                  const DumpOptions& options) {
+                  const DumpOptions& options, ArtifactSink* into, Digest digest) {
     ir::Graph renamed = g;
     renamed.outputs.clear();
     std::map<uint32_t, std::string_view> name_of;
@@ -165,7 +165,7 @@ Dumped dump_graph(const ir::Graph& g, const std::vector<std::pair<std::string, i
         renamed.vars.name[var.value] = renamed.strings.intern(name);
         renamed.outputs.push_back(var);
     }
-    return dump_graph(renamed, options);
+    return dump_graph(renamed, options, nullptr, into, digest);
 }
 
 }  // namespace mgedump::engine

@@ -33,17 +33,18 @@ Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::Write
 // With `into`, the artifact goes to a sink (one buffer, or a file being written:
 // engine/artifact_pass.h, engine/artifact_file.h) in the same pass that hashes
 // it, and Dumped::bytes is left empty: the way to get the bytes while reading
-// every tensor value once. Errors the sink throws propagate.
+// every tensor value once. Errors the sink throws propagate. With Digest::Skip
+// DumpResult::xxh3_128 stays empty and the pass only copies and scans.
 Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch,
-                  ArtifactSink* into);
+                  ArtifactSink* into, Digest digest = Digest::Compute);
 // The same into one buffer that `allocate` returns for the size asked.
 using OutputBuffer = std::function<std::span<std::byte>(uint64_t size)>;
 Dumped dump_graph(const ir::Graph& g, const DumpOptions& options, formats::WriteScratch* scratch,
-                  const OutputBuffer& allocate);
+                  const OutputBuffer& allocate, Digest digest = Digest::Compute);
 
 // MegEngine's dict form: each var is renamed to its key before dumping, in the
 // order given; two names for one var is an error.
 Dumped dump_graph(const ir::Graph& g, const std::vector<std::pair<std::string, ir::VarId>>& named_outputs,
-                  const DumpOptions& options);
+                  const DumpOptions& options, ArtifactSink* into = nullptr, Digest digest = Digest::Compute);
 
 }  // namespace mgedump::engine

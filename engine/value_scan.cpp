@@ -35,7 +35,8 @@ __attribute__((target("avx2"))) inline __m256i non_finite_lanes(__m256i v, __m25
     return _mm256_srli_epi32(_mm256_add_epi32(_mm256_and_si256(v, mask), bias), 31);
 }
 
-template <bool kCopy>
+// kStream: `dst` is 32-byte aligned, so every store of the loop can stream.
+template <bool kCopy, bool kStream = false>
 __attribute__((target("avx2"))) uint64_t count_avx2(std::byte* dst, const std::byte* src, size_t n_values) {
     const __m256i mask = _mm256_set1_epi32(0x7fffffff);
     const __m256i bias = _mm256_set1_epi32(0x00800000);
@@ -50,10 +51,17 @@ __attribute__((target("avx2"))) uint64_t count_avx2(std::byte* dst, const std::b
             const __m256i v2 = _mm256_loadu_si256(q + 2), v3 = _mm256_loadu_si256(q + 3);
             if constexpr (kCopy) {
                 auto* d = reinterpret_cast<__m256i*>(dst + i * 4);
-                _mm256_storeu_si256(d, v0);
-                _mm256_storeu_si256(d + 1, v1);
-                _mm256_storeu_si256(d + 2, v2);
-                _mm256_storeu_si256(d + 3, v3);
+                if constexpr (kStream) {
+                    _mm256_stream_si256(d, v0);
+                    _mm256_stream_si256(d + 1, v1);
+                    _mm256_stream_si256(d + 2, v2);
+                    _mm256_stream_si256(d + 3, v3);
+                } else {
+                    _mm256_storeu_si256(d, v0);
+                    _mm256_storeu_si256(d + 1, v1);
+                    _mm256_storeu_si256(d + 2, v2);
+                    _mm256_storeu_si256(d + 3, v3);
+                }
             }
             a0 = _mm256_add_epi32(a0, non_finite_lanes(v0, mask, bias));
             a1 = _mm256_add_epi32(a1, non_finite_lanes(v1, mask, bias));
@@ -74,6 +82,27 @@ bool has_avx2() {
     static const bool yes = __builtin_cpu_supports("avx2");
     return yes;
 }
+
+// Bytes before `dst` reaches a 32-byte boundary (stream stores need one).
+size_t head_to_alignment(const std::byte* dst, size_t n) {
+    return std::min(n, (32 - (reinterpret_cast<uintptr_t>(dst) & 31)) & 31);
+}
+
+__attribute__((target("avx2"))) void stream_copy_avx2(std::byte* dst, const std::byte* src, size_t n) {
+    size_t i = head_to_alignment(dst, n);
+    std::memcpy(dst, src, i);
+    for (; i + 128 <= n; i += 128) {
+        const auto* q = reinterpret_cast<const __m256i*>(src + i);
+        const __m256i v0 = _mm256_loadu_si256(q), v1 = _mm256_loadu_si256(q + 1);
+        const __m256i v2 = _mm256_loadu_si256(q + 2), v3 = _mm256_loadu_si256(q + 3);
+        auto* d = reinterpret_cast<__m256i*>(dst + i);
+        _mm256_stream_si256(d, v0);
+        _mm256_stream_si256(d + 1, v1);
+        _mm256_stream_si256(d + 2, v2);
+        _mm256_stream_si256(d + 3, v3);
+    }
+    std::memcpy(dst + i, src + i, n - i);
+}
 #endif
 
 }  // namespace
@@ -86,9 +115,21 @@ uint64_t count_non_finite_f32(std::span<const std::byte> bytes) {
     return count_portable(bytes.data(), n);
 }
 
-uint64_t copy_count_non_finite_f32(std::byte* dst, std::span<const std::byte> src) {
+uint64_t copy_count_non_finite_f32(std::byte* dst, std::span<const std::byte> src, Stores stores) {
     const size_t n = src.size() / 4;
 #ifdef MGEDUMP_HAVE_AVX2_PATH
+    if (has_avx2() && stores == Stores::Streaming) {
+        const size_t head = head_to_alignment(dst, src.size());
+        if (head % 4 != 0) {  // values and destination lines never line up: copy, then count the source in cache
+            stream_copy_avx2(dst, src.data(), src.size());
+            return count_avx2<false>(nullptr, src.data(), n);
+        }
+        std::memcpy(dst, src.data(), head);
+        uint64_t bad = count_portable(src.data(), head / 4);
+        bad += count_avx2<true, true>(dst + head, src.data() + head, n - head / 4);
+        std::memcpy(dst + n * 4, src.data() + n * 4, src.size() - n * 4);
+        return bad;
+    }
     if (has_avx2()) {
         const uint64_t bad = count_avx2<true>(dst, src.data(), n);
         std::memcpy(dst + n * 4, src.data() + n * 4, src.size() - n * 4);
@@ -97,6 +138,19 @@ uint64_t copy_count_non_finite_f32(std::byte* dst, std::span<const std::byte> sr
 #endif
     if (!src.empty()) std::memcpy(dst, src.data(), src.size());
     return count_portable(dst, n);  // the copy is in cache
+}
+
+void copy_bytes(std::byte* dst, std::span<const std::byte> src, Stores stores) {
+#ifdef MGEDUMP_HAVE_AVX2_PATH
+    if (stores == Stores::Streaming && has_avx2()) return stream_copy_avx2(dst, src.data(), src.size());
+#endif
+    if (!src.empty()) std::memcpy(dst, src.data(), src.size());
+}
+
+void finish_streaming_stores() {
+#ifdef MGEDUMP_HAVE_AVX2_PATH
+    _mm_sfence();
+#endif
 }
 
 }  // namespace mgedump::engine

@@ -11,18 +11,18 @@
 namespace mgedump::jobs {
 namespace {
 
-engine::Dumped dump_with(const DumpJob& job, const engine::DumpOptions& options) {
-    if (job.output_names.empty()) return engine::dump_graph(job.graph, options);
+engine::Dumped dump_with(const DumpJob& job, const engine::DumpOptions& options, engine::ArtifactSink* into) {
+    if (job.output_names.empty()) return engine::dump_graph(job.graph, options, nullptr, into, job.digest);
     std::vector<std::pair<std::string, ir::VarId>> named;
     named.reserve(job.output_names.size());
     for (size_t i = 0; i < job.output_names.size() && i < job.graph.outputs.size(); ++i)
         named.emplace_back(job.output_names[i], job.graph.outputs[i]);
-    return engine::dump_graph(job.graph, named, options);
+    return engine::dump_graph(job.graph, named, options, into, job.digest);
 }
 
 }  // namespace
 
-engine::Dumped dump_one(const DumpJob& job) { return dump_with(job, job.options); }
+engine::Dumped dump_one(const DumpJob& job, engine::ArtifactSink* into) { return dump_with(job, job.options, into); }
 
 std::vector<DumpOutcome> dump_many(std::span<const DumpJob> jobs, unsigned threads) {
     std::vector<DumpOutcome> outcomes(jobs.size());
@@ -36,7 +36,7 @@ std::vector<DumpOutcome> dump_many(std::span<const DumpJob> jobs, unsigned threa
             options.append_json = false;
             try {
                 engine::check_options(jobs[i].options);
-                outcomes[i].dumped = dump_with(jobs[i], options);
+                outcomes[i].dumped = dump_with(jobs[i], options, nullptr);
             } catch (...) {
                 outcomes[i].error = std::current_exception();
             }

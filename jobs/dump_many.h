@@ -20,6 +20,7 @@ struct DumpJob {
     // dumping. Empty: the list form, vars keep their names.
     std::vector<std::string> output_names;
     engine::DumpOptions options;
+    engine::Digest digest = engine::Digest::Compute;
 };
 
 struct DumpOutcome {
@@ -28,7 +29,8 @@ struct DumpOutcome {
 };
 
 // One job, strip-info file included; throws what engine::dump_graph throws.
-engine::Dumped dump_one(const DumpJob& job);
+// With `into`, the artifact goes there (engine::dump_graph's sink form).
+engine::Dumped dump_one(const DumpJob& job, engine::ArtifactSink* into = nullptr);
 
 // Outcomes in job order. `threads` 0: every core. A failing job leaves the others
 // untouched; its strip-info file is not written.

@@ -296,5 +296,87 @@ TEST(ValueScan, CountsAndCopiesMatchAPlainLoopAtEveryAlignmentAndLength) {
         }
 }
 
+// Streaming stores need a 32-byte aligned destination: every offset of the
+// destination against a 32-byte line (values lined up with it or not) and of the
+// source, around the 128-byte step, must copy exactly and count the same.
+TEST(ValueScan, StreamingStoresCopyAndCountLikeAPlainLoopAtEveryDestinationOffset) {
+    std::mt19937 rng(11);
+    std::vector<std::byte> source(4 * 3000 + 8);
+    for (auto& b : source) b = static_cast<std::byte>(rng());
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (size_t i = 0; i < 100; ++i) std::memcpy(source.data() + 4 * (rng() % 3000), &nan, 4);
+    alignas(64) static std::byte out[4 * 3000 + 128];
+    for (size_t src_shift : {size_t{0}, size_t{3}})
+        for (size_t dst_offset = 0; dst_offset < 33; ++dst_offset)
+            for (size_t n : {size_t{0}, size_t{7}, size_t{40}, size_t{129}, size_t{2999}}) {
+                std::span<const std::byte> in(source.data() + src_shift, n * 4 + (n % 3));
+                uint64_t expect = 0;
+                for (size_t i = 0; i < n; ++i) {
+                    float v;
+                    std::memcpy(&v, in.data() + i * 4, 4);
+                    expect += !std::isfinite(v);
+                }
+                std::fill(std::begin(out), std::end(out), std::byte{0x5A});
+                std::byte* dst = out + 16 + dst_offset;
+                EXPECT_EQ(engine::copy_count_non_finite_f32(dst, in, engine::Stores::Streaming), expect)
+                    << "dst offset " << dst_offset << " n " << n;
+                engine::finish_streaming_stores();
+                EXPECT_EQ(std::memcmp(dst, in.data(), in.size()), 0) << "dst offset " << dst_offset << " n " << n;
+                EXPECT_EQ(dst[-1], std::byte{0x5A});
+                EXPECT_EQ(dst[in.size()], std::byte{0x5A});
+
+                std::fill(std::begin(out), std::end(out), std::byte{0x5A});
+                engine::copy_bytes(dst, in, engine::Stores::Streaming);
+                engine::finish_streaming_stores();
+                EXPECT_EQ(std::memcmp(dst, in.data(), in.size()), 0) << "copy_bytes, dst offset " << dst_offset;
+                EXPECT_EQ(dst[-1], std::byte{0x5A});
+                EXPECT_EQ(dst[in.size()], std::byte{0x5A});
+            }
+}
+
+// Past BufferSink::kStreamFrom the pass streams into the caller's buffer; the
+// file must still be the gathered bytes, with their digest and counts.
+TEST(ArtifactPass, ALargeArtifactStreamedIntoABufferIsTheGatheredBytesInBothFormats) {
+    std::vector<std::byte> big = floats(engine::BufferSink::kStreamFrom / 4 + 12'345, 5);
+    put(big, 3, std::numeric_limits<float>::infinity());
+    put(big, big.size() / 4 - 1, std::numeric_limits<float>::quiet_NaN());
+    Model m = mixed_model(std::move(big));
+    for (auto f : {engine::DumpFormat::FBS_V2, engine::DumpFormat::FBS}) {
+        const engine::DumpOptions o = with_format(f);
+        engine::Dumped gathered = engine::dump_graph(m.graph, o);
+        const std::vector<std::byte> flat = gathered.bytes.to_bytes();
+        ASSERT_GE(flat.size(), engine::BufferSink::kStreamFrom);
+        engine::DumpResult r;
+        EXPECT_EQ(dump_into(m.graph, o, &r), flat) << engine::format_name(f);
+        EXPECT_EQ(r.xxh3_128, xxh3_hex(flat)) << engine::format_name(f);
+        EXPECT_EQ(r.warnings, gathered.result.warnings) << engine::format_name(f);
+        ASSERT_EQ(r.warnings.size(), 1u) << engine::format_name(f);
+        EXPECT_NE(r.warnings[0].find("2 non-finite"), std::string::npos) << r.warnings[0];
+    }
+}
+
+TEST(ArtifactPass, WithoutTheDigestTheBytesAndWarningsAreTheSameAndTheDigestIsEmpty) {
+    Model m = mixed_model();
+    put(m.big, 9, std::numeric_limits<float>::quiet_NaN());
+    m = mixed_model(m.big);
+    for (auto f : {engine::DumpFormat::FBS_V2, engine::DumpFormat::FBS}) {
+        const engine::DumpOptions o = with_format(f);
+        engine::Dumped with = engine::dump_graph(m.graph, o);
+        std::vector<std::byte> buffer;
+        engine::Dumped without = engine::dump_graph(
+            m.graph, o, nullptr,
+            [&](uint64_t n) {
+                buffer.resize(n);
+                return std::span<std::byte>(buffer);
+            },
+            engine::Digest::Skip);
+        EXPECT_TRUE(without.result.xxh3_128.empty());
+        EXPECT_FALSE(with.result.xxh3_128.empty());
+        EXPECT_EQ(buffer, with.bytes.to_bytes()) << engine::format_name(f);
+        EXPECT_EQ(without.result.warnings, with.result.warnings);
+        EXPECT_EQ(without.result.warnings.size(), 1u);
+    }
+}
+
 }  // namespace
 }  // namespace mgedump

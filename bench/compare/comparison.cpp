@@ -70,7 +70,9 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
     std::vector<std::function<void()>> methods = {
         [&] { copy_segments(segments, limit_buf.data()); },
         [&] {
-            engine::Dumped d = engine::dump_graph(model.graph, options, &scratch, into_warm(spill));
+            // As a library caller (the Python module) dumps: no whole-file digest.
+            engine::Dumped d =
+                engine::dump_graph(model.graph, options, &scratch, into_warm(spill), engine::Digest::Skip);
             if (d.result.tot_bytes != row.file_bytes) throw std::logic_error("dump size changed between rounds");
         },
         [&] {
@@ -88,6 +90,12 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
         serialize();
         methods.push_back(serialize);
     }
+    // As the CLI and the batch dump: with the xxh3-128 of the file they report.
+    const size_t with_digest = methods.size();
+    methods.push_back([&] {
+        engine::Dumped d = engine::dump_graph(model.graph, options, &scratch, into_warm(spill), engine::Digest::Compute);
+        if (d.result.xxh3_128.empty()) throw std::logic_error("no digest with Digest::Compute");
+    });
 
     std::vector<std::vector<double>> samples(methods.size());
     for (int r = 0; r < rounds; ++r)
@@ -99,6 +107,7 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
     row.mgedump_s = median(samples[1]);
     row.naive_s = median(samples[2]);
     if (proto) row.onnx_s = median(samples[3]);
+    row.with_digest_s = median(samples[with_digest]);
     return row;
 }
 

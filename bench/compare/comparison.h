@@ -1,4 +1,4 @@
-// One model's comparison: the four ways of producing (or copying) its bytes,
+// One model's comparison: the five ways of producing (or copying) its bytes,
 // timed interleaved in one process (each round runs every method once, in a
 // rotating order, so drift and noise hit all of them alike), then medians.
 #pragma once
@@ -24,8 +24,10 @@ struct ComparisonRow {
     uint64_t operators = 0;
     uint64_t weight_bytes = 0;
     uint64_t file_bytes = 0;
-    // Median seconds; onnx absent for models not read from ONNX.
-    double memcpy_s = 0, mgedump_s = 0, naive_s = 0;
+    // Median seconds; onnx absent for models not read from ONNX. mgedump: the
+    // library dump (the Python module's); with_digest: the same plus the file's
+    // xxh3-128, as the CLI and batch reports print it.
+    double memcpy_s = 0, mgedump_s = 0, naive_s = 0, with_digest_s = 0;
     std::optional<double> onnx_s;
 };
 

@@ -22,7 +22,9 @@ void report(benchmark::State& state, const engine::DumpResult& r) {
 }
 
 // `recycle`: with a WriteScratch, as a batch worker dumps (buffers reused, warm).
-void dump_to_memory(benchmark::State& state, const std::string& graph, engine::DumpFormat format, bool recycle) {
+// `digest`: Compute as the CLI and batch do, Skip as the Python module does.
+void dump_to_memory(benchmark::State& state, const std::string& graph, engine::DumpFormat format, bool recycle,
+                    engine::Digest digest) {
     const ir::Graph& g = suite_graph(graph);
     engine::DumpOptions options;
     options.dump_format = format;
@@ -30,9 +32,9 @@ void dump_to_memory(benchmark::State& state, const std::string& graph, engine::D
     std::vector<std::byte> spill;
     engine::DumpResult last;
     // One dump before timing, so `spill` is warm, as a long-lived caller's buffer is.
-    engine::dump_graph(g, options, recycle ? &scratch : nullptr, into_warm(spill));
+    engine::dump_graph(g, options, recycle ? &scratch : nullptr, into_warm(spill), digest);
     for (auto _ : state) {
-        engine::Dumped d = engine::dump_graph(g, options, recycle ? &scratch : nullptr, into_warm(spill));
+        engine::Dumped d = engine::dump_graph(g, options, recycle ? &scratch : nullptr, into_warm(spill), digest);
         benchmark::DoNotOptimize(spill.data());
         last = std::move(d.result);
     }
@@ -59,10 +61,16 @@ void dump_to_file(benchmark::State& state, const std::string& graph, engine::Dum
     for (const char* graph : {"weight_heavy", "operator_heavy", "small"})
         for (auto [format, label] : {std::pair{engine::DumpFormat::FBS_V2, "FBS_V2"}, {engine::DumpFormat::FBS, "FBS"}}) {
             const std::string suffix = std::string("/") + graph + "/" + label;
-            benchmark::RegisterBenchmark(("DumpToMemory" + suffix).c_str(), dump_to_memory, graph, format, true)
+            benchmark::RegisterBenchmark(("DumpToMemory" + suffix).c_str(), dump_to_memory, graph, format, true,
+                                         engine::Digest::Skip)
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
-            benchmark::RegisterBenchmark(("DumpToMemoryFresh" + suffix).c_str(), dump_to_memory, graph, format, false)
+            benchmark::RegisterBenchmark(("DumpToMemoryDigest" + suffix).c_str(), dump_to_memory, graph, format, true,
+                                         engine::Digest::Compute)
+                ->Unit(benchmark::kMillisecond)
+                ->UseRealTime();
+            benchmark::RegisterBenchmark(("DumpToMemoryFresh" + suffix).c_str(), dump_to_memory, graph, format, false,
+                                         engine::Digest::Compute)
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
             benchmark::RegisterBenchmark(("DumpToFile" + suffix).c_str(), dump_to_file, graph, format)

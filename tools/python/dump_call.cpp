@@ -185,11 +185,23 @@ PreparedDump prepare_dump(const DumpArgs& a, std::string_view context) {
     p.job.graph.outputs.clear();
     for (const Var& v : vars) p.job.graph.outputs.push_back(v.id);
     p.job.output_names = std::move(names);
+    p.job.digest = engine::Digest::Skip;  // CompGraphDumpResult has no field for it
     p.source = vars.front().state;
     return p;
 }
 
-py::tuple finish_dump(const engine::Dumped& d, const PreparedDump& p) {
+std::span<std::byte> new_bytes_for_sink(py::object& holder, uint64_t size) {
+    py::gil_scoped_acquire locked;
+    PyObject* o = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size));
+    if (!o) {
+        PyErr_Clear();
+        throw std::bad_alloc();
+    }
+    holder = py::reinterpret_steal<py::object>(o);
+    return {reinterpret_cast<std::byte*>(PyBytes_AS_STRING(o)), static_cast<size_t>(size)};
+}
+
+py::tuple finish_dump(const engine::Dumped& d, const PreparedDump& p, py::object bytes) {
     const engine::DumpResult& r = d.result;
     if (!p.strip_info_object.is_none())
         write_strip_info_object(p.strip_info_object, engine::compute_strip_info(p.job.graph), r.content_hash,
@@ -203,7 +215,8 @@ py::tuple finish_dump(const engine::Dumped& d, const PreparedDump& p) {
     py::object result = py::reinterpret_borrow<py::object>(dump_result_type)(
         r.nr_opr, r.tot_bytes, r.tensor_value_bytes, r.content_hash, py::cast(r.inputs), py::cast(r.outputs),
         py::cast(r.params));
-    return py::make_tuple(to_py_bytes(d.bytes), result);
+    if (bytes.is_none()) bytes = to_py_bytes(d.bytes);
+    return py::make_tuple(std::move(bytes), result);
 }
 
 void bind_dump_result(py::module_& m) {

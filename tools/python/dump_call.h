@@ -6,7 +6,9 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -51,8 +53,15 @@ PreparedDump prepare_dump(const DumpArgs& args, std::string_view context);
 
 // (bytes, CompGraphDumpResult); writes the strip info to a file object, renames the
 // caller's vars for the dict form and turns the engine's warnings into Python
-// RuntimeWarnings.
-pybind11::tuple finish_dump(const engine::Dumped& dumped, const PreparedDump& prepared);
+// RuntimeWarnings. `bytes`: the bytes object a sink filled (new_bytes_for_sink);
+// None: the bytes are copied from `dumped`.
+pybind11::tuple finish_dump(const engine::Dumped& dumped, const PreparedDump& prepared,
+                            pybind11::object bytes = pybind11::none());
+
+// For an engine::BufferSink run without the GIL: takes the GIL, makes a bytes
+// object of `size` into `holder` and returns its buffer, which nobody else sees
+// until the dump returns.
+std::span<std::byte> new_bytes_for_sink(pybind11::object& holder, uint64_t size);
 
 // The namedtuple type, made once at import.
 void bind_dump_result(pybind11::module_& m);

@@ -28,12 +28,16 @@ void bind_dump_graph(py::module_& m) {
                                 model_version,
                                 std::move(compat_older_version)};
             const PreparedDump prepared = prepare_dump(args, "");
+            // The artifact pass writes straight into the bytes object it returns:
+            // each weight is read once, and no second copy follows the dump.
+            py::object out = py::none();
+            engine::BufferSink into([&out](uint64_t size) { return new_bytes_for_sink(out, size); });
             engine::Dumped dumped;
             {
                 py::gil_scoped_release unlocked;
-                dumped = jobs::dump_one(prepared.job);
+                dumped = jobs::dump_one(prepared.job, &into);
             }
-            return finish_dump(dumped, prepared);
+            return finish_dump(dumped, prepared, std::move(out));
         },
         py::arg("output_vars"), py::kw_only(), py::arg("keep_var_name") = defaults.keep_var_name,
         py::arg("keep_opr_name") = defaults.keep_opr_name,
