@@ -42,6 +42,7 @@ class AtomicFile : public ArtifactSink {
     void begin(uint64_t) override {}
     std::span<std::byte> next(size_t n) override;
     void filled(size_t n) override { used_ += n; }
+    bool reads_input_files() const override { return true; }
     // Everything written reaches `path`, or Error is thrown and nothing does.
     void commit();
 

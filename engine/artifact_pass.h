@@ -27,6 +27,7 @@ enum class Digest : uint8_t { Compute, Skip };
 
 struct ArtifactPass {
     std::string xxh3_128;  // 32 hex digits, of the whole file; empty with Digest::Skip
+    uint64_t bytes_read_from_files = 0;  // of them, preread from input files (ArtifactSink::reads_input_files)
     // (tensor, non-finite count) for every float32 value the pass read, by tensor.
     std::vector<std::pair<uint32_t, uint64_t>> non_finite;
 };
@@ -45,6 +46,10 @@ class ArtifactSink {
     virtual void filled(size_t n) = 0;
     // How to store into the room: see Stores (engine/value_scan.h).
     virtual Stores stores() const { return Stores::Cached; }
+    // Whether values a blob has in an open file (ir::BlobStore::file_descriptor)
+    // are read into the room with pread(2) rather than copied from their mapping:
+    // `cp`'s pattern, right for a small cached buffer on its way to a file.
+    virtual bool reads_input_files() const { return false; }
 };
 
 // A sink filling one buffer, which `allocate` returns for the size asked (at

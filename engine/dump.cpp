@@ -130,6 +130,7 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     const ArtifactPass pass = artifact_pass(out.bytes, *g, into, digest);
     if (into) out.bytes = formats::Serialized{};  // the sink holds the artifact now
     r.xxh3_128 = pass.xxh3_128;
+    r.bytes_read_from_files = pass.bytes_read_from_files;
     r.dedup_tensors_saved = dedup.tensors_saved;
     r.dedup_bytes_saved = dedup.bytes_saved;
     warn_non_finite(*g, plan.order, pass, r.warnings);

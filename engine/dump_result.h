@@ -21,6 +21,9 @@ struct DumpResult {
     // With DumpOptions::dedup_params: holder operators merged away and value bytes not written.
     uint64_t dedup_tensors_saved = 0;
     uint64_t dedup_bytes_saved = 0;
+    // Of tot_bytes, how many the artifact pass preread from input files instead of
+    // copying from their mapping (engine/artifact_pass.h).
+    uint64_t bytes_read_from_files = 0;
 };
 
 }  // namespace mgedump::engine

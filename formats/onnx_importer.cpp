@@ -383,7 +383,12 @@ ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std
 
 ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options) {
     OnnxModelFile model = read_onnx_model(path);
-    return onnx_import::Importer(model, options).run();
+    ir::Graph g = onnx_import::Importer(model, options).run();
+    // Inline weights viewed in the mapped file: a dump into a file preads them.
+    if (model.file)
+        g.blobs.note_file_regions(model.image, model.file->bytes, model.file->device, model.file->inode,
+                                  model.file->fd);
+    return g;
 }
 
 }  // namespace mgedump::formats

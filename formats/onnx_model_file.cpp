@@ -25,45 +25,47 @@ namespace fs = std::filesystem;
 struct Mapping {
     void* addr = nullptr;
     size_t size = 0;
+    int fd = -1;  // held open only when asked (MappedImage::fd)
+    uint64_t device = 0, inode = 0;
     ~Mapping() {
         if (addr) ::munmap(addr, size);
+        if (fd >= 0) ::close(fd);
     }
 };
 
 // Maps a whole file read-only; the bytes stay valid while `keepalive` lives. With
 // `populate`, every page is mapped up front (one call instead of a fault per few
-// pages: cheaper when every byte will be read).
-ir::Bytes map_whole_file(const fs::path& path, std::shared_ptr<const void>& keepalive, std::string_view what,
-                         bool populate) {
+// pages: cheaper when every byte will be read through the mapping). With
+// `keep_open`, the descriptor stays open for as long as the mapping.
+const Mapping& map_whole_file(const fs::path& path, std::shared_ptr<const void>& keepalive, std::string_view what,
+                              bool populate, bool keep_open = false) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         throw FormatError(fmt::format("{}: cannot open {}: {}", what, path.string(), std::strerror(errno)));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        int e = errno;
-        ::close(fd);
-        throw FormatError(fmt::format("{}: cannot stat {}: {}", what, path.string(), std::strerror(e)));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw FormatError(fmt::format("{}: {} is not a regular file", what, path.string()));
-    }
     auto m = std::make_shared<Mapping>();
+    m->fd = fd;  // closed with the mapping, or below
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        throw FormatError(fmt::format("{}: cannot stat {}: {}", what, path.string(), std::strerror(errno)));
+    if (!S_ISREG(st.st_mode)) throw FormatError(fmt::format("{}: {} is not a regular file", what, path.string()));
     m->size = static_cast<size_t>(st.st_size);
+    m->device = static_cast<uint64_t>(st.st_dev);
+    m->inode = static_cast<uint64_t>(st.st_ino);
     if (m->size > 0) {
         void* p = ::mmap(nullptr, m->size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
-        if (p == MAP_FAILED) {
-            int e = errno;
-            ::close(fd);
-            throw FormatError(fmt::format("{}: cannot map {}: {}", what, path.string(), std::strerror(e)));
-        }
+        if (p == MAP_FAILED)
+            throw FormatError(fmt::format("{}: cannot map {}: {}", what, path.string(), std::strerror(errno)));
         m->addr = p;
     }
-    ::close(fd);
-    ir::Bytes bytes(static_cast<const std::byte*>(m->addr), m->size);
-    keepalive = std::move(m);
-    return bytes;
+    if (!keep_open) {
+        ::close(m->fd);
+        m->fd = -1;
+    }
+    keepalive = m;
+    return *m;
 }
+
+ir::Bytes bytes_of(const Mapping& m) { return ir::Bytes(static_cast<const std::byte*>(m.addr), m.size); }
 
 template <class T>
 ir::Bytes view_of(const google::protobuf::RepeatedField<T>& f) {
@@ -307,9 +309,15 @@ OnnxModelFile parse_onnx_model(ir::Bytes bytes, std::string label, fs::path base
 OnnxModelFile read_onnx_model(const fs::path& path) {
     const std::string label = path.string();
     std::shared_ptr<const void> mapping;
-    ir::Bytes bytes = map_whole_file(path, mapping, label, /*populate=*/true);
-    return parse_onnx_model(bytes, label, path.parent_path().empty() ? fs::path(".") : path.parent_path(),
-                            std::move(mapping));
+    // Not populated: parsing touches the message skeleton only, and a dump into a
+    // file preads the weights through the descriptor kept open (ir::BlobStore::file_descriptor).
+    const Mapping& m = map_whole_file(path, mapping, label, /*populate=*/false, /*keep_open=*/true);
+    const MappedImage image{bytes_of(m), m.device, m.inode, m.fd};
+    OnnxModelFile model = parse_onnx_model(image.bytes, label,
+                                           path.parent_path().empty() ? fs::path(".") : path.parent_path(),
+                                           std::move(mapping));
+    model.file = image;
+    return model;
 }
 
 ir::Bytes OnnxTensorReader::map_external(const std::string& location, std::shared_ptr<const void>& keepalive,
@@ -328,8 +336,7 @@ ir::Bytes OnnxTensorReader::map_external(const std::string& location, std::share
         it = mappings_.emplace(location, std::move(m)).first;
     }
     keepalive = it->second;
-    auto* mapping = static_cast<const Mapping*>(keepalive.get());
-    return ir::Bytes(static_cast<const std::byte*>(mapping->addr), mapping->size);
+    return bytes_of(*static_cast<const Mapping*>(keepalive.get()));
 }
 
 std::vector<fs::path> OnnxTensorReader::external_files() const {

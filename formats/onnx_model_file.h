@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +25,12 @@ class TensorProto;
 
 namespace mgedump::formats {
 
+struct MappedImage {
+    ir::Bytes bytes;
+    uint64_t device = 0, inode = 0;
+    int fd = -1;
+};
+
 struct OnnxModelFile {
     std::shared_ptr<const onnx::ModelProto> proto;
     std::string label;               // the path, for messages
@@ -32,6 +39,9 @@ struct OnnxModelFile {
     // image `image` keeps alive (keyed by the initializer's message in `proto`).
     std::unordered_map<const onnx::TensorProto*, ir::Bytes> inline_raw_data;
     std::shared_ptr<const void> image;
+    // Set by read_onnx_model: the mapped file and a descriptor on it, both owned by
+    // `image`, so an importer can note where each view lies in the file.
+    std::optional<MappedImage> file;
 };
 
 // Parses a whole file image (no 64 MB cap; ONNX's 2 GiB protobuf limit holds).

@@ -10,19 +10,20 @@ BlobId BlobStore::add_owned(std::vector<std::byte> bytes) {
 }
 
 BlobId BlobStore::add_view(Bytes bytes, std::shared_ptr<const void> keepalive,
-                           std::optional<FileRegion> region) {
+                           std::optional<FileRegion> region, int fd) {
     views_.push_back(bytes);
     owners_.push_back(std::move(keepalive));
     regions_.push_back(region);
+    fds_.push_back(region ? fd : -1);
     return BlobId(static_cast<uint32_t>(views_.size() - 1));
 }
 
 BlobId BlobStore::add_shared(const BlobStore& from, BlobId id) {
-    return add_view(from.bytes(id), from.owner(id), from.region(id));
+    return add_view(from.bytes(id), from.owner(id), from.region(id), from.file_descriptor(id));
 }
 
 void BlobStore::note_file_regions(const std::shared_ptr<const void>& keepalive, Bytes file, uint64_t device,
-                                  uint64_t inode) {
+                                  uint64_t inode, int fd) {
     if (!keepalive || file.empty()) return;
     const std::less<const std::byte*> before;
     for (size_t i = 0; i < views_.size(); ++i) {
@@ -32,6 +33,7 @@ void BlobStore::note_file_regions(const std::shared_ptr<const void>& keepalive, 
             before(file.data() + file.size(), v.data() + v.size()))
             continue;
         regions_[i] = FileRegion{device, inode, static_cast<uint64_t>(v.data() - file.data()), v.size()};
+        fds_[i] = fd;
     }
 }
 

@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "engine/artifact_file.h"
 #include "formats/onnx_importer.h"
 #include "jobs/model_input.h"
 #include "onnx_test_model.h"
@@ -140,6 +142,85 @@ TEST(OnnxModelFile, ABatchInputViewsInlineWeightsInTheFileItMapped) {
     const ir::Graph& g = in.graph;
     ASSERT_EQ(g.blobs.size(), 1u);
     EXPECT_EQ(mapped_file_of(g.blobs.bytes(ir::BlobId(0)).data()), fs::canonical(path).string());
+    fs::remove_all(dir);
+}
+
+// A MatMul whose 1.3 MB weight is one inline initializer: large enough that the
+// FBS_V2 writer leaves it to the artifact pass.
+OnnxModel matmul_model() {
+    OnnxModel m;
+    m.input("x", {1, 512}).output("y");
+    m.ramp("w", {512, 640}, 0.001f);
+    m.node("MatMul", {"x", "w"}, {"y"});
+    return m;
+}
+
+std::vector<std::byte> file_bytes(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::byte> b(s.size());
+    std::memcpy(b.data(), s.data(), s.size());
+    return b;
+}
+
+// Dumping a model read from disk into a file preads its weights through the
+// descriptor the mapping keeps, never touching the mapping; the file is the same
+// as the bytes gathered in memory from the mapping.
+TEST(OnnxModelFile, ADumpIntoAFilePreadsTheWeightsAndWritesTheBytesGatheredFromTheMapping) {
+    fs::path dir = temp_dir("pread");
+    fs::path path = matmul_model().write(dir / "model.onnx");
+    ir::Graph g = formats::import_onnx(path);
+    ASSERT_EQ(g.blobs.size(), 1u);
+    ASSERT_TRUE(g.blobs.region(ir::BlobId(0)).has_value());
+    EXPECT_GE(g.blobs.file_descriptor(ir::BlobId(0)), 0);
+    for (auto f : {engine::DumpFormat::FBS_V2, engine::DumpFormat::FBS}) {
+        engine::DumpOptions o;
+        o.dump_format = f;
+        const std::vector<std::byte> gathered = engine::dump_graph(g, o).bytes.to_bytes();
+        const fs::path out = dir / "out.mge";
+        engine::FileOps ops;
+        engine::AtomicFile file(out.string(), ops);
+        engine::Dumped d = engine::dump_graph(g, o, nullptr, &file);
+        file.commit();
+        EXPECT_EQ(d.result.bytes_read_from_files, 512u * 640 * 4) << engine::format_name(f);
+        EXPECT_TRUE(file_bytes(out) == gathered) << engine::format_name(f);
+        // A copy of the graph (as rewrites make) keeps the descriptor with the blob.
+        ir::Graph copy = g;
+        ir::BlobId shared = copy.blobs.add_shared(g.blobs, ir::BlobId(0));
+        EXPECT_EQ(copy.blobs.file_descriptor(shared), g.blobs.file_descriptor(ir::BlobId(0)));
+    }
+    // The same file read as bytes a caller owns has no descriptor: copied as before.
+    auto owned = std::make_shared<std::string>(
+        [&] { auto b = file_bytes(path); return std::string(reinterpret_cast<const char*>(b.data()), b.size()); }());
+    ir::Graph from_bytes = formats::import_onnx_bytes(as_bytes(*owned), "model.onnx", dir, {}, nullptr, owned);
+    EXPECT_EQ(from_bytes.blobs.file_descriptor(ir::BlobId(0)), -1);
+    engine::FileOps ops;
+    engine::AtomicFile file((dir / "b.mge").string(), ops);
+    EXPECT_EQ(engine::dump_graph(from_bytes, engine::DumpOptions{}, nullptr, &file).result.bytes_read_from_files, 0u);
+    fs::remove_all(dir);
+}
+
+// The input shrinking between import and dump is an error naming the tensor, and
+// no output is left; the mapping (which would fault past the new end) is not read.
+TEST(OnnxModelFile, AnInputFileCutShortBeforeTheDumpIsAnErrorAndLeavesNoOutput) {
+    fs::path dir = temp_dir("shrunk");
+    fs::path path = matmul_model().write(dir / "model.onnx");
+    ir::Graph g = formats::import_onnx(path, {.params_as_shared_device_tensor = true});  // named operators
+    const ir::FileRegion region = *g.blobs.region(ir::BlobId(0));
+    fs::resize_file(path, region.offset + 1000);
+    const fs::path out = dir / "out.mge";
+    try {
+        engine::FileOps ops;
+        engine::AtomicFile file(out.string(), ops);
+        engine::dump_graph(g, engine::DumpOptions{}, nullptr, &file);
+        file.commit();
+        FAIL() << "the short input was not reported";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("'w' (SharedDeviceTensor)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("shorter"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir), {}), 1);  // the model alone: no temporary file
     fs::remove_all(dir);
 }
 
