@@ -4,6 +4,7 @@
 // when complete. On failure the temporary file is removed.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -54,7 +55,7 @@ class AtomicFile : public ArtifactSink {
     std::string path_, tmp_;
     FileOps& ops_;
     int fd_ = -1;
-    std::vector<std::byte> buffer_;
+    std::unique_ptr<std::byte[]> buffer_;  // a recycled 256 KiB buffer, taken at the first write
     size_t used_ = 0;
     bool done_ = false;  // committed or abandoned: the temporary file is gone or renamed
 };

@@ -5,7 +5,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -13,19 +16,30 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "ir/xxh3_dispatch.h"
 
 namespace mgedump::engine {
 namespace {
 
-// Owns one read-only mapping; unmapped when the last blob view lets go.
+// Descriptors Mappings hold open now: a batch's blob cache can keep many models'
+// mappings alive, and each must not cost a descriptor against the process limit.
+std::atomic<int> held_descriptors{0};
+
+// Owns one read-only mapping, and maybe its file's descriptor; unmapped and
+// closed when the last blob view lets go.
 struct Mapping {
     void* addr = nullptr;
     size_t size = 0;
-    Mapping(void* a, size_t s) : addr(a), size(s) {}
+    int fd = -1;
+    Mapping(void* a, size_t s, int f) : addr(a), size(s), fd(f) {}
     Mapping(const Mapping&) = delete;
     Mapping& operator=(const Mapping&) = delete;
     ~Mapping() {
         if (addr) munmap(addr, size);
+        if (fd >= 0) {
+            ::close(fd);
+            held_descriptors.fetch_sub(1, std::memory_order_relaxed);
+        }
     }
 };
 
@@ -114,10 +128,49 @@ MappedFile map_file(const std::string& path, ReadBuffers* buffers) {
     }
     void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     int err = errno;
-    ::close(fd);  // the mapping stays valid without the descriptor
-    if (addr == MAP_FAILED) throw Error(fmt::format("{}: cannot map: {}", path, std::strerror(err)));
-    auto owner = std::make_shared<const Mapping>(addr, size);
-    return {ir::Bytes(static_cast<const std::byte*>(addr), size), owner, device, inode};
+    if (addr == MAP_FAILED) {
+        ::close(fd);
+        throw Error(fmt::format("{}: cannot map: {}", path, std::strerror(err)));
+    }
+    // The mapping stays valid without the descriptor; keep it (for pread) while few are held.
+    if (held_descriptors.fetch_add(1, std::memory_order_relaxed) >= kMaxHeldDescriptors) {
+        held_descriptors.fetch_sub(1, std::memory_order_relaxed);
+        ::close(fd);
+        fd = -1;
+    }
+    auto owner = std::make_shared<const Mapping>(addr, size, fd);
+    return {ir::Bytes(static_cast<const std::byte*>(addr), size), owner, device, inode, fd};
+}
+
+Xxh128 hash_file_range(int fd, uint64_t offset, uint64_t size) {
+    constexpr size_t kChunk = size_t{256} << 10;  // stays in cache between the read and the hash
+    auto buffer = std::make_unique_for_overwrite<std::byte[]>(kChunk);
+    std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
+    if (!state) throw std::bad_alloc();
+    XXH3_128bits_reset(state.get());
+    for (uint64_t at = 0; at < size;) {
+        const ssize_t n = ::pread(fd, buffer.get(), static_cast<size_t>(std::min<uint64_t>(kChunk, size - at)),
+                                  static_cast<off_t>(offset + at));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0)
+            throw Error(fmt::format("cannot read back the input file at byte {}: {}", offset + at,
+                                    n < 0 ? std::strerror(errno) : "it is now shorter than when it was opened"));
+        XXH3_128bits_update(state.get(), buffer.get(), static_cast<size_t>(n));
+        at += static_cast<uint64_t>(n);
+    }
+    const XXH128_hash_t h = XXH3_128bits_digest(state.get());
+    return {h.low64, h.high64};
+}
+
+std::string file_digest(const MappedFile& file) {
+    Xxh128 h;
+    if (file.fd >= 0) {
+        h = hash_file_range(file.fd, 0, file.bytes.size());
+    } else {
+        const XXH128_hash_t x = XXH3_128bits(file.bytes.data(), file.bytes.size());
+        h = {x.low64, x.high64};
+    }
+    return fmt::format("{:016x}{:016x}", h.high, h.low);
 }
 
 formats::LoadedModel load_file(const std::string& path) {

@@ -23,7 +23,25 @@ struct MappedFile {
     ir::Bytes bytes;
     std::shared_ptr<const void> owner;
     uint64_t device = 0, inode = 0;  // which file (see ir::FileRegion)
+    // A mapped file's descriptor, owned by `owner` (ir::BlobStore::file_descriptor),
+    // so its bytes can be read with pread(2) instead of through the mapping; -1 for
+    // files read into a buffer, and once the process holds kMaxHeldDescriptors.
+    int fd = -1;
 };
+inline constexpr int kMaxHeldDescriptors = 256;
+
+// xxh3-128 of `size` bytes at `offset` in the open file `fd`, read with pread(2)
+// into a small buffer that stays in cache: on a virtual machine, touching a
+// mapping costs page-table work per page that this does not. Throws Error when
+// the file has become shorter.
+struct Xxh128 {
+    uint64_t low = 0, high = 0;
+};
+Xxh128 hash_file_range(int fd, uint64_t offset, uint64_t size);
+
+// xxh3-128 of the file, as 32 hex digits: through its descriptor when it has one,
+// from `bytes` otherwise.
+std::string file_digest(const MappedFile& file);
 
 // Buffers for map_file's reads of small files, each handed back when the last view
 // into it lets go, so a batch of small models reuses a few buffers instead of

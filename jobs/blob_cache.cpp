@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/load.h"
 #include "ir/xxh3_dispatch.h"
 
 namespace mgedump::jobs {
@@ -37,7 +38,7 @@ bool BlobCache::same_bytes(const Entry& e, ir::Bytes bytes) {
 }
 
 BlobCache::Interned BlobCache::intern(ir::Bytes bytes, std::shared_ptr<const void> owner,
-                                      std::optional<ir::FileRegion> region) {
+                                      std::optional<ir::FileRegion> region, int fd) {
     blobs_.fetch_add(1, std::memory_order_relaxed);
     bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
 
@@ -75,8 +76,13 @@ BlobCache::Interned BlobCache::intern(ir::Bytes bytes, std::shared_ptr<const voi
     if (known) {
         digest = known->digest;
     } else {
-        const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
-        digest = Digest128{h.low64, h.high64};
+        if (fd >= 0 && region) {  // read through the descriptor: the mapping stays untouched
+            const engine::Xxh128 h = engine::hash_file_range(fd, region->offset, region->size);
+            digest = Digest128{h.low, h.high};
+        } else {
+            const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+            digest = Digest128{h.low64, h.high64};
+        }
         bytes_hashed_.fetch_add(bytes.size(), std::memory_order_relaxed);
         if (region) {
             std::lock_guard lock(regions_mutex_);
@@ -120,10 +126,11 @@ std::vector<Digest128> BlobCache::intern_graph(ir::Graph& g) {
     digests.reserve(g.blobs.size());
     for (uint32_t i = 0; i < g.blobs.size(); ++i) {
         const ir::BlobId id(i);
-        Interned in = intern(g.blobs.bytes(id), g.blobs.owner(id), g.blobs.region(id));
-        // Same index, so BlobIds stay valid; the region stays with the bytes it names.
+        Interned in = intern(g.blobs.bytes(id), g.blobs.owner(id), g.blobs.region(id), g.blobs.file_descriptor(id));
+        // Same index, so BlobIds stay valid; the region (and descriptor) stays with the bytes it names.
         const bool same = in.bytes.data() == g.blobs.bytes(id).data();
-        canonical.add_view(in.bytes, std::move(in.owner), same ? g.blobs.region(id) : std::nullopt);
+        canonical.add_view(in.bytes, std::move(in.owner), same ? g.blobs.region(id) : std::nullopt,
+                           same ? g.blobs.file_descriptor(id) : -1);
         digests.push_back(in.digest);
     }
     g.blobs = std::move(canonical);

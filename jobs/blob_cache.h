@@ -67,8 +67,10 @@ public:
     };
     // The canonical blob equal to `bytes`. `region`, when known, is where the bytes
     // come from in a file; a region seen before gives key and digest without reading.
+    // `fd` (ir::BlobStore::file_descriptor), when open on the region's file: a full
+    // hash reads the region with pread instead of through the bytes' mapping.
     Interned intern(ir::Bytes bytes, std::shared_ptr<const void> owner,
-                    std::optional<ir::FileRegion> region = std::nullopt);
+                    std::optional<ir::FileRegion> region = std::nullopt, int fd = -1);
 
     // Every blob of `g` replaced by its canonical copy (regions from g.blobs);
     // returns the digests in blob order.

@@ -44,16 +44,18 @@ uint64_t npy_bytes(std::string_view text, const fs::path& base) {
     return total;
 }
 
-// xxh3-128 over the model file, then each side file's name and bytes.
-std::string onnx_digest(ir::Bytes model, const std::vector<fs::path>& side_files) {
+// The model file's digest alone, or with side files xxh3-128 over it and each
+// side file's name and digest.
+std::string onnx_digest(const std::string& model_digest, const std::vector<fs::path>& side_files) {
+    if (side_files.empty()) return model_digest;
     XXH3_state_t* state = XXH3_createState();
     XXH3_128bits_reset(state);
-    XXH3_128bits_update(state, model.data(), model.size());
+    XXH3_128bits_update(state, model_digest.data(), model_digest.size());
     for (const fs::path& p : side_files) {
         std::string name = p.filename().string();
         XXH3_128bits_update(state, name.data(), name.size() + 1);
-        engine::MappedFile f = engine::map_file(p.string());
-        XXH3_128bits_update(state, f.bytes.data(), f.bytes.size());
+        const std::string side = engine::file_digest(engine::map_file(p.string()));
+        XXH3_128bits_update(state, side.data(), side.size());
     }
     XXH128_hash_t h = XXH3_128bits_digest(state);
     XXH3_freeState(state);
@@ -66,8 +68,11 @@ ModelInput read_model_input(const fs::path& path, engine::ReadBuffers* buffers) 
     engine::MappedFile file = engine::map_file(path.string(), buffers);
     ModelInput in;
     in.file_bytes = file.bytes.size();
-    const XXH128_hash_t own = XXH3_128bits(file.bytes.data(), file.bytes.size());
-    in.input_digest = fmt::format("{:016x}{:016x}", own.high64, own.low64);
+    try {
+        in.input_digest = engine::file_digest(file);
+    } catch (const Error& e) {
+        throw Error(fmt::format("{}: {}", path.string(), e.what()));
+    }
     // ONNX has no magic number: known by name. Its weights may live in side files,
     // which the digest covers too, so --incremental sees a change to any of them.
     if (path.extension() == ".onnx") {
@@ -75,7 +80,9 @@ ModelInput read_model_input(const fs::path& path, engine::ReadBuffers* buffers) 
         in.graph = formats::import_onnx_bytes(file.bytes, path.string(),
                                               path.parent_path().empty() ? fs::path(".") : path.parent_path(),
                                               {}, &side_files, file.owner);
-        in.file_digest = onnx_digest(file.bytes, side_files);
+        // Inline weights are views into the file: a dump into a file preads them.
+        in.graph.blobs.note_file_regions(file.owner, file.bytes, file.device, file.inode, file.fd);
+        in.file_digest = onnx_digest(in.input_digest, side_files);
         in.dependencies = std::move(side_files);
         return in;
     }
@@ -92,7 +99,7 @@ ModelInput read_model_input(const fs::path& path, engine::ReadBuffers* buffers) 
     try {
         formats::LoadedModel m = formats::read_model(file.bytes, file.owner);
         in.graph = std::move(m.graph);
-        in.graph.blobs.note_file_regions(file.owner, file.bytes, file.device, file.inode);
+        in.graph.blobs.note_file_regions(file.owner, file.bytes, file.device, file.inode, file.fd);
         in.metadata = m.metadata;
     } catch (const FormatError& e) {
         throw FormatError(fmt::format("{}: {}", path.string(), e.what()));

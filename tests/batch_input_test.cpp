@@ -45,6 +45,37 @@ TEST(BatchInput, SmallAndLargeFilesComeWholeWithTheirIdentity) {
         EXPECT_EQ(std::memcmp(f.bytes.data(), text.data(), size), 0);
         EXPECT_EQ(f.device, static_cast<uint64_t>(stat_of(p).st_dev));
         EXPECT_EQ(f.inode, static_cast<uint64_t>(stat_of(p).st_ino));
+        // A mapped file keeps its descriptor (for pread); a file read in has none.
+        EXPECT_EQ(f.fd >= 0, size >= (size_t{1} << 20)) << size;
+        // Read back with pread for a mapped file: the digest of the same bytes.
+        const XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
+        EXPECT_EQ(engine::file_digest(f), fmt::format("{:016x}{:016x}", h.high64, h.low64)) << size;
+    }
+}
+
+// A large .mge input's blobs carry the descriptor its mapping holds, so the dump
+// into a file preads them; the file is the bytes gathered from the mapping.
+TEST(BatchInput, ALargeModelFilesBlobsArePreadIntoTheArtifactFile) {
+    ScratchDir dir;
+    const fs::path mge = write_mge(dir, "m", 300'000);  // two 1.2 MB constants: mapped, deferred
+    ASSERT_GE(fs::file_size(mge), size_t{1} << 20);
+    jobs::ModelInput in = jobs::read_model_input(mge);
+    uint64_t with_fd = 0;
+    for (uint32_t i = 0; i < in.graph.blobs.size(); ++i) with_fd += in.graph.blobs.file_descriptor(ir::BlobId(i)) >= 0;
+    EXPECT_GE(with_fd, 2u);
+    for (auto f : {engine::DumpFormat::FBS_V2, engine::DumpFormat::FBS}) {
+        engine::DumpOptions o;
+        o.dump_format = f;
+        const std::vector<std::byte> gathered = engine::dump_graph(in.graph, o).bytes.to_bytes();
+        const fs::path out = dir / "out.mge";
+        engine::FileOps ops;
+        engine::AtomicFile file(out.string(), ops);
+        engine::Dumped d = engine::dump_graph(in.graph, o, nullptr, &file);
+        file.commit();
+        EXPECT_EQ(d.result.bytes_read_from_files, 2u * 300'000 * 4) << engine::format_name(f);
+        const std::string written = read_text(out);
+        ASSERT_EQ(written.size(), gathered.size()) << engine::format_name(f);
+        EXPECT_EQ(std::memcmp(written.data(), gathered.data(), gathered.size()), 0) << engine::format_name(f);
     }
 }
 
