@@ -1,10 +1,14 @@
 // The FlatBufferBuilder both writers use. It makes the same bytes as FlatBuffers'
 // own builder, finding repeats by hashing instead of comparing:
-// - CreateSharedString pools strings in a hash map keyed by content, instead of
-//   FlatBuffers' std::set of buffer offsets compared by memcmp inside the buffer
-//   (perf: that set was two thirds of an operator-heavy FBS_V2 dump);
-// - EndTable finds an identical earlier vtable in a hash map keyed by its bytes,
-//   instead of comparing with every earlier vtable in turn.
+// - CreateSharedString pools strings in a hash table, instead of FlatBuffers'
+//   std::set of buffer offsets compared by memcmp inside the buffer (perf: that
+//   set was two thirds of an operator-heavy FBS_V2 dump);
+// - EndTable finds an identical earlier vtable in a hash table, instead of
+//   comparing with every earlier vtable in turn.
+// Both tables hold only (hash, offset) and compare candidates with the bytes
+// already in the buffer: no copy of a string or vtable is kept (perf: a table of
+// std::string keys cost an allocation and a murmur hash per entry, 15% of a
+// small model's dump).
 // Same rules — the first string or vtable with these contents is reused, and
 // each is stored once, so a match is unique — hence the same offsets and bytes.
 // Every shared string and every table must go through this type.
@@ -12,10 +16,10 @@
 
 #include <flatbuffers/flatbuffers.h>
 
-#include <functional>
+#include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 namespace mgedump::formats {
 
@@ -37,15 +41,23 @@ public:
     flatbuffers::uoffset_t EndTable(flatbuffers::uoffset_t start);
 
 private:
-    struct ContentHash {
-        using is_transparent = void;
-        size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    // Open addressing, linear probing; `at` is an offset from the buffer's end
+    // (where FlatBuffers builds back to front, so it stays valid), 0 when empty.
+    struct Slot {
+        uint64_t hash = 0;
+        flatbuffers::uoffset_t at = 0;
     };
-    template <class V>
-    using ByContent = std::unordered_map<std::string, V, ContentHash, std::equal_to<>>;
+    struct OffsetTable {
+        std::vector<Slot> slots;
+        size_t used = 0;
+        // The slot holding an entry equal to `hash` and `same(at)`, or the empty
+        // slot where it belongs.
+        template <class Same>
+        Slot& find(uint64_t hash, Same&& same);
+        void grow();
+    };
 
-    ByContent<flatbuffers::Offset<flatbuffers::String>> shared_;
-    ByContent<flatbuffers::uoffset_t> vtables_;  // vtable bytes → its offset from the buffer's end
+    OffsetTable strings_, vtables_;
     bool flatbuffers_pools_ = false;
 };
 
