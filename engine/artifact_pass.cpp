@@ -130,7 +130,7 @@ ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, Art
     std::ranges::sort(out.non_finite);
     if (state) {
         XXH128_hash_t h = XXH3_128bits_digest(state.get());
-        out.xxh3_128 = fmt::format("{:016x}{:016x}", h.high64, h.low64);
+        out.xxh3_128 = ir::xxh3_128_hex(h);
     }
     return out;
 }

@@ -170,7 +170,7 @@ std::string file_digest(const MappedFile& file) {
         const XXH128_hash_t x = XXH3_128bits(file.bytes.data(), file.bytes.size());
         h = {x.low64, x.high64};
     }
-    return fmt::format("{:016x}{:016x}", h.high, h.low);
+    return ir::xxh3_128_hex(XXH128_hash_t{h.low, h.high});
 }
 
 formats::LoadedModel load_file(const std::string& path) {

@@ -4,8 +4,19 @@
 // weights. The digests are identical, so this only changes speed.
 #pragma once
 
+#include <fmt/format.h>
 #include <xxhash.h>
+
+#include <string>
 
 #if defined(__x86_64__) && __has_include(<xxh_x86dispatch.h>)
 #include <xxh_x86dispatch.h>
 #endif
+
+namespace mgedump::ir {
+
+// How mgedump prints an xxh3-128 digest (reports, stamps, the CLI): 32 hex
+// digits, the high half first.
+inline std::string xxh3_128_hex(XXH128_hash_t h) { return fmt::format("{:016x}{:016x}", h.high64, h.low64); }
+
+}  // namespace mgedump::ir

@@ -59,7 +59,7 @@ std::string onnx_digest(const std::string& model_digest, const std::vector<fs::p
     }
     XXH128_hash_t h = XXH3_128bits_digest(state);
     XXH3_freeState(state);
-    return fmt::format("{:016x}{:016x}", h.high64, h.low64);
+    return ir::xxh3_128_hex(h);
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ std::optional<StampedFile> hash_file(const std::string& path) {
     const XXH128_hash_t h = XXH3_128bits_digest(state);
     XXH3_freeState(state);
     if (!ok) return std::nullopt;
-    return StampedFile{path, size, fmt::format("{:016x}{:016x}", h.high64, h.low64)};
+    return StampedFile{path, size, ir::xxh3_128_hex(h)};
 }
 
 }  // namespace

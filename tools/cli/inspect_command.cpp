@@ -2,7 +2,6 @@
 // versions, operator histogram, inputs and outputs, parameter bytes, hash and
 // digest, metadata — for every graph appended in the file.
 #include <fmt/format.h>
-#include <xxhash.h>
 
 #include <iostream>
 #include <map>
@@ -23,10 +22,6 @@ struct InspectCommand {
     bool dot = false;
 };
 
-std::string file_digest(ir::Bytes bytes) {
-    XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
-    return fmt::format("{:016x}{:016x}", h.high64, h.low64);
-}
 
 std::string shape_text(std::span<const uint32_t> s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 std::string dtype_text(const ir::DType& d) { return d.valid ? std::string(ir::dtype_name(d.type)) : "?"; }
@@ -92,7 +87,7 @@ void run_inspect(const InspectCommand& c) {
             for (const auto& m : models) std::cout << formats::graph_to_json(m.graph) << "\n";
         } else {
             fmt::print("file:             {} ({} bytes, xxh3-128 {})\n", c.input, file.bytes.size(),
-                       file_digest(file.bytes));
+                       engine::file_digest(file));
             for (size_t i = 0; i < models.size(); ++i) print_summary(i, models.size(), models[i]);
         }
         set_exit_code(0);
