@@ -53,6 +53,30 @@ TEST(BatchInput, SmallAndLargeFilesComeWholeWithTheirIdentity) {
     }
 }
 
+// Every mapped file may keep its descriptor, but not past kMaxHeldDescriptors at
+// once (a batch's cache can keep many inputs alive); files mapped past the cap
+// have none, and a descriptor released makes room again. Sparse 1 MiB files:
+// mapped (not read in) without using disk.
+TEST(BatchInput, MappedFilesHoldAtMostTheCappedNumberOfDescriptors) {
+    ScratchDir dir;
+    const int files = engine::kMaxHeldDescriptors + 20;
+    std::vector<engine::MappedFile> held;
+    for (int i = 0; i < files; ++i) {
+        const fs::path p = dir / fmt::format("sparse{}", i);
+        { std::ofstream(p, std::ios::binary); }
+        fs::resize_file(p, size_t{1} << 20);
+        held.push_back(engine::map_file(p.string()));
+    }
+    int with_fd = 0;
+    for (const engine::MappedFile& f : held) with_fd += f.fd >= 0;
+    EXPECT_LE(with_fd, engine::kMaxHeldDescriptors);
+    EXPECT_GE(with_fd, engine::kMaxHeldDescriptors - 8);  // other live mappings of this process, if any
+    EXPECT_EQ(held.back().fd, -1);
+    const fs::path again = dir / "sparse0";
+    held.clear();  // every mapping and its descriptor released
+    EXPECT_GE(engine::map_file(again.string()).fd, 0);
+}
+
 // A large .mge input's blobs carry the descriptor its mapping holds, so the dump
 // into a file preads them; the file is the bytes gathered from the mapping.
 TEST(BatchInput, ALargeModelFilesBlobsArePreadIntoTheArtifactFile) {
