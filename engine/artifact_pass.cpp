@@ -3,15 +3,13 @@
 #include <fmt/format.h>
 #include <xxhash.h>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <functional>
-#include <memory>
+#include <optional>
 #include <stdexcept>
 
+#include "engine/load.h"
 #include "engine/value_scan.h"
 #include "ir/describe.h"
 #include "ir/error.h"
@@ -22,10 +20,6 @@ namespace {
 
 // Small enough to stay in L2 between the copy and the two reads after it.
 constexpr size_t kChunk = size_t{64} << 10;
-
-struct StateDeleter {
-    void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
-};
 
 // Where a piece's bytes can be pread from: the descriptor and offset of the
 // blob it views, when that blob's bytes are a region of an open input file.
@@ -58,17 +52,11 @@ std::string describe_tensor_owner(const ir::Graph& g, int32_t tensor) {
     return fmt::format("tensor {}", tensor);
 }
 
-void pread_fully(int fd, std::span<std::byte> into, uint64_t offset, const ir::Graph& g, int32_t tensor) {
-    size_t done = 0;
-    while (done < into.size()) {
-        const ssize_t n = ::pread(fd, into.data() + done, into.size() - done, static_cast<off_t>(offset + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            const std::string why = n < 0 ? std::strerror(errno) : "the file is now shorter than when it was read";
-            throw Error(fmt::format("{}: reading its value back from the input file at byte {} failed: {}",
-                                    describe_tensor_owner(g, tensor), offset + done, why));
-        }
-        done += static_cast<size_t>(n);
+void pread_value(int fd, std::span<std::byte> into, uint64_t offset, const ir::Graph& g, int32_t tensor) {
+    try {
+        pread_exactly(fd, into, offset);
+    } catch (const Error& e) {
+        throw Error(fmt::format("{}: reading its value back failed: {}", describe_tensor_owner(g, tensor), e.what()));
     }
 }
 
@@ -86,12 +74,8 @@ void BufferSink::begin(uint64_t size) {
 ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, ArtifactSink* sink, Digest digest) {
     if (sink) sink->begin(s.size());
     const Stores stores = sink ? sink->stores() : Stores::Cached;
-    std::unique_ptr<XXH3_state_t, StateDeleter> state;
-    if (digest == Digest::Compute) {
-        state.reset(XXH3_createState());
-        if (!state) throw std::bad_alloc();
-        XXH3_128bits_reset(state.get());
-    }
+    std::optional<ir::Xxh3State> state;
+    if (digest == Digest::Compute) state.emplace();
 
     ArtifactPass out;
     for (const formats::Serialized::Piece& piece : s.pieces()) {
@@ -104,9 +88,9 @@ ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, Art
                 // The mapping is never touched: the kernel copies from its page cache
                 // into the room, where the scan and the hash read it in cache.
                 std::span<std::byte> room = sink->next(chunk.size()).first(chunk.size());
-                pread_fully(file.fd, room, file.offset + at, g, piece.tensor);
+                pread_value(file.fd, room, file.offset + at, g, piece.tensor);
                 if (scan) bad += count_non_finite_f32(room);
-                if (state) XXH3_128bits_update(state.get(), room.data(), room.size());
+                if (state) state->update(room.data(), room.size());
                 sink->filled(room.size());
                 out.bytes_read_from_files += room.size();
                 continue;
@@ -122,15 +106,14 @@ ArtifactPass artifact_pass(const formats::Serialized& s, const ir::Graph& g, Art
                 bad += count_non_finite_f32(chunk);
             }
             // The source chunk was just read, so it is in cache (a streamed copy is not).
-            if (state) XXH3_128bits_update(state.get(), chunk.data(), chunk.size());
+            if (state) state->update(chunk.data(), chunk.size());
         }
         if (scan) out.non_finite.emplace_back(static_cast<uint32_t>(piece.tensor), bad);
     }
     if (stores == Stores::Streaming) finish_streaming_stores();
     std::ranges::sort(out.non_finite);
     if (state) {
-        XXH128_hash_t h = XXH3_128bits_digest(state.get());
-        out.xxh3_128 = ir::xxh3_128_hex(h);
+        out.xxh3_128 = ir::xxh3_128_hex(state->digest());
     }
     return out;
 }

@@ -142,35 +142,34 @@ MappedFile map_file(const std::string& path, ReadBuffers* buffers) {
     return {ir::Bytes(static_cast<const std::byte*>(addr), size), owner, device, inode, fd};
 }
 
-Xxh128 hash_file_range(int fd, uint64_t offset, uint64_t size) {
-    constexpr size_t kChunk = size_t{256} << 10;  // stays in cache between the read and the hash
-    auto buffer = std::make_unique_for_overwrite<std::byte[]>(kChunk);
-    std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
-    if (!state) throw std::bad_alloc();
-    XXH3_128bits_reset(state.get());
-    for (uint64_t at = 0; at < size;) {
-        const ssize_t n = ::pread(fd, buffer.get(), static_cast<size_t>(std::min<uint64_t>(kChunk, size - at)),
-                                  static_cast<off_t>(offset + at));
+void pread_exactly(int fd, std::span<std::byte> into, uint64_t offset) {
+    size_t done = 0;
+    while (done < into.size()) {
+        const ssize_t n = ::pread(fd, into.data() + done, into.size() - done, static_cast<off_t>(offset + done));
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0)
-            throw Error(fmt::format("cannot read back the input file at byte {}: {}", offset + at,
+            throw Error(fmt::format("cannot read the input file at byte {}: {}", offset + done,
                                     n < 0 ? std::strerror(errno) : "it is now shorter than when it was opened"));
-        XXH3_128bits_update(state.get(), buffer.get(), static_cast<size_t>(n));
-        at += static_cast<uint64_t>(n);
+        done += static_cast<size_t>(n);
     }
-    const XXH128_hash_t h = XXH3_128bits_digest(state.get());
-    return {h.low64, h.high64};
+}
+
+XXH128_hash_t hash_file_range(int fd, uint64_t offset, uint64_t size) {
+    constexpr uint64_t kChunk = uint64_t{256} << 10;  // stays in cache between the read and the hash
+    const auto room = static_cast<size_t>(std::min(kChunk, size));
+    auto buffer = std::make_unique_for_overwrite<std::byte[]>(room);
+    ir::Xxh3State state;
+    for (uint64_t at = 0; at < size; at += room) {
+        const std::span<std::byte> chunk(buffer.get(), static_cast<size_t>(std::min<uint64_t>(room, size - at)));
+        pread_exactly(fd, chunk, offset + at);
+        state.update(chunk.data(), chunk.size());
+    }
+    return state.digest();
 }
 
 std::string file_digest(const MappedFile& file) {
-    Xxh128 h;
-    if (file.fd >= 0) {
-        h = hash_file_range(file.fd, 0, file.bytes.size());
-    } else {
-        const XXH128_hash_t x = XXH3_128bits(file.bytes.data(), file.bytes.size());
-        h = {x.low64, x.high64};
-    }
-    return ir::xxh3_128_hex(XXH128_hash_t{h.low, h.high});
+    return ir::xxh3_128_hex(file.fd >= 0 ? hash_file_range(file.fd, 0, file.bytes.size())
+                                         : XXH3_128bits(file.bytes.data(), file.bytes.size()));
 }
 
 formats::LoadedModel load_file(const std::string& path) {

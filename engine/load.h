@@ -2,10 +2,12 @@
 // viewed in the mapping, which the loaded graph keeps alive (zero-copy).
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
 #include "formats/model_reader.h"
+#include "ir/xxh3_dispatch.h"
 
 namespace mgedump::engine {
 
@@ -30,14 +32,14 @@ struct MappedFile {
 };
 inline constexpr int kMaxHeldDescriptors = 256;
 
+// Fills `into` from `offset` of the open file `fd` with pread(2). Throws Error
+// (the byte and the reason) when the file has become shorter or cannot be read.
+void pread_exactly(int fd, std::span<std::byte> into, uint64_t offset);
+
 // xxh3-128 of `size` bytes at `offset` in the open file `fd`, read with pread(2)
 // into a small buffer that stays in cache: on a virtual machine, touching a
-// mapping costs page-table work per page that this does not. Throws Error when
-// the file has become shorter.
-struct Xxh128 {
-    uint64_t low = 0, high = 0;
-};
-Xxh128 hash_file_range(int fd, uint64_t offset, uint64_t size);
+// mapping costs page-table work per page that this does not. Throws as above.
+XXH128_hash_t hash_file_range(int fd, uint64_t offset, uint64_t size);
 
 // xxh3-128 of the file, as 32 hex digits: through its descriptor when it has one,
 // from `bytes` otherwise.

@@ -77,8 +77,8 @@ BlobCache::Interned BlobCache::intern(ir::Bytes bytes, std::shared_ptr<const voi
         digest = known->digest;
     } else {
         if (fd >= 0 && region) {  // read through the descriptor: the mapping stays untouched
-            const engine::Xxh128 h = engine::hash_file_range(fd, region->offset, region->size);
-            digest = Digest128{h.low, h.high};
+            const XXH128_hash_t h = engine::hash_file_range(fd, region->offset, region->size);
+            digest = Digest128{h.low64, h.high64};
         } else {
             const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
             digest = Digest128{h.low64, h.high64};

@@ -48,18 +48,15 @@ uint64_t npy_bytes(std::string_view text, const fs::path& base) {
 // side file's name and digest.
 std::string onnx_digest(const std::string& model_digest, const std::vector<fs::path>& side_files) {
     if (side_files.empty()) return model_digest;
-    XXH3_state_t* state = XXH3_createState();
-    XXH3_128bits_reset(state);
-    XXH3_128bits_update(state, model_digest.data(), model_digest.size());
+    ir::Xxh3State state;
+    state.update(model_digest.data(), model_digest.size());
     for (const fs::path& p : side_files) {
         std::string name = p.filename().string();
-        XXH3_128bits_update(state, name.data(), name.size() + 1);
+        state.update(name.data(), name.size() + 1);
         const std::string side = engine::file_digest(engine::map_file(p.string()));
-        XXH3_128bits_update(state, side.data(), side.size());
+        state.update(side.data(), side.size());
     }
-    XXH128_hash_t h = XXH3_128bits_digest(state);
-    XXH3_freeState(state);
-    return ir::xxh3_128_hex(h);
+    return ir::xxh3_128_hex(state.digest());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/load.h"
 #include "ir/error.h"
 #include "ir/xxh3_dispatch.h"
 #include "jobs/options_json.h"
@@ -22,29 +24,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Streamed through a small buffer: no mapping, whose unmapping would stop every
-// thread of the batch.
+// Streamed through a small buffer (engine::hash_file_range): no mapping, whose
+// unmapping would stop every thread of the batch. A file that cannot be read is
+// not current.
 std::optional<StampedFile> hash_file(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
-    XXH3_state_t* state = XXH3_createState();
-    XXH3_128bits_reset(state);
-    std::vector<std::byte> buffer(size_t{256} << 10);
-    uint64_t size = 0;
-    bool ok = true;
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) ok = false;
-        if (n <= 0) break;
-        XXH3_128bits_update(state, buffer.data(), static_cast<size_t>(n));
-        size += static_cast<uint64_t>(n);
+    std::optional<StampedFile> out;
+    struct stat st {};
+    try {
+        if (::fstat(fd, &st) == 0) {
+            const auto size = static_cast<uint64_t>(st.st_size);
+            out = StampedFile{path, size, ir::xxh3_128_hex(engine::hash_file_range(fd, 0, size))};
+        }
+    } catch (const Error&) {
     }
     ::close(fd);
-    const XXH128_hash_t h = XXH3_128bits_digest(state);
-    XXH3_freeState(state);
-    if (!ok) return std::nullopt;
-    return StampedFile{path, size, ir::xxh3_128_hex(h)};
+    return out;
 }
 
 }  // namespace

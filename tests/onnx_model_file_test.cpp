@@ -155,12 +155,15 @@ OnnxModel matmul_model() {
     return m;
 }
 
-std::vector<std::byte> file_bytes(const fs::path& p) {
+std::string file_text(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
-    std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<std::byte> b(s.size());
-    std::memcpy(b.data(), s.data(), s.size());
-    return b;
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::byte> file_bytes(const fs::path& p) {
+    const std::string s = file_text(p);
+    const auto* b = reinterpret_cast<const std::byte*>(s.data());
+    return std::vector<std::byte>(b, b + s.size());
 }
 
 // Dumping a model read from disk into a file preads its weights through the
@@ -190,8 +193,7 @@ TEST(OnnxModelFile, ADumpIntoAFilePreadsTheWeightsAndWritesTheBytesGatheredFromT
         EXPECT_EQ(copy.blobs.file_descriptor(shared), g.blobs.file_descriptor(ir::BlobId(0)));
     }
     // The same file read as bytes a caller owns has no descriptor: copied as before.
-    auto owned = std::make_shared<std::string>(
-        [&] { auto b = file_bytes(path); return std::string(reinterpret_cast<const char*>(b.data()), b.size()); }());
+    auto owned = std::make_shared<std::string>(file_text(path));
     ir::Graph from_bytes = formats::import_onnx_bytes(as_bytes(*owned), "model.onnx", dir, {}, nullptr, owned);
     EXPECT_EQ(from_bytes.blobs.file_descriptor(ir::BlobId(0)), -1);
     engine::FileOps ops;
