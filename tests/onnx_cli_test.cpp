@@ -64,6 +64,32 @@ TEST_F(OnnxCli, UnsupportedOperatorFailsWithTheNodeAndLeavesNoOutput) {
     EXPECT_FALSE(fs::exists(out));
 }
 
+size_t occurrences(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
+}
+
+// The readers name the file in their messages; the command adds it only where
+// the message does not (the dump's own errors), so a path is never said twice.
+TEST_F(OnnxCli, AnUnreadableModelIsNamedOnceAndLeavesNoOutput) {
+    const fs::path garbage = dir / "garbage.onnx";
+    std::ofstream(garbage) << "not a model";
+    const fs::path out = dir / "out.mge";
+    CliRun r = run_cli("dump " + garbage.string() + " -o " + out.string());
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.out.find("not an ONNX model"), std::string::npos) << r.out;
+    EXPECT_EQ(occurrences(r.out, garbage.string()), 1u) << r.out;
+    EXPECT_FALSE(fs::exists(out));
+    // An option error is the dump's own: it names the input it was dumping.
+    const fs::path good = small_cnn("good.onnx");
+    r = run_cli("dump " + good.string() + " -o " + out.string() + " --compat-older-version 8.14");
+    EXPECT_NE(r.status, 0);
+    EXPECT_EQ(occurrences(r.out, good.string()), 1u) << r.out;
+    EXPECT_NE(r.out.find("8.14"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(out));
+}
+
 TEST_F(OnnxCli, BatchManifestAcceptsOnnxInputs) {
     small_cnn("cnn.onnx");
     std::ofstream(dir / "jobs.json") << R"({"jobs": [{"input": "cnn.onnx", "output": "cnn.mge"}]})";

@@ -40,6 +40,8 @@ std::vector<std::byte> read_existing(const std::string& path) {
 }
 
 void run_dump(const DumpCommand& c) {
+    // What an error is about, unless its message already says: the readers name the
+    // file they read, the dump's own errors (options, graph) do not.
     std::string current = c.inputs.empty() ? "" : c.inputs.front();
     try {
         engine::DumpOptions options = to_options(c.flags);
@@ -52,10 +54,11 @@ void run_dump(const DumpCommand& c) {
         engine::AtomicFile file(c.output, ops);
         file.write(existing);
         for (const std::string& input : c.inputs) {
-            current = input;
+            current.clear();
             // ONNX has no magic number; its files are known by name.
             ir::Graph g = std::filesystem::path(input).extension() == ".onnx" ? formats::import_onnx(input, c.onnx)
                                                                               : formats::read_graph_json_file(input);
+            current = input;
             dumps.push_back(engine::dump_graph(g, options, nullptr, &file));
         }
         file.commit();
@@ -76,7 +79,8 @@ void run_dump(const DumpCommand& c) {
         if (c.flags.json) std::cout << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
         set_exit_code(0);
     } catch (const mgedump::Error& e) {
-        std::cerr << fmt::format("mgedump dump: {}: {}\n", current, e.what());
+        std::cerr << (current.empty() ? fmt::format("mgedump dump: {}\n", e.what())
+                                      : fmt::format("mgedump dump: {}: {}\n", current, e.what()));
         set_exit_code(1);
     }
 }
