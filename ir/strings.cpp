@@ -1,28 +1,94 @@
 #include "ir/strings.h"
 
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+
 namespace mgedump::ir {
+namespace {
 
-StringTable::StringTable(const StringTable& other) : strings_(other.strings_) { rebuild_index(); }
+constexpr size_t kFirstChunk = 1024;
+constexpr size_t kLargestChunk = size_t{64} << 10;
 
+uint64_t hash_of(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
+
+}  // namespace
+
+StringTable::StringTable(const StringTable& other) { *this = other; }
+
+// Each chunk is copied as far as it is used, and the views are moved onto the
+// copies: strings were stored in id order, chunk after chunk, so one walk finds
+// every string's chunk.
 StringTable& StringTable::operator=(const StringTable& other) {
-    if (this != &other) {
-        strings_ = other.strings_;
-        rebuild_index();
+    if (this == &other) return *this;
+    chunks_.clear();
+    chunks_.reserve(other.chunks_.size());
+    for (const Chunk& c : other.chunks_) {
+        Chunk copy{std::make_unique_for_overwrite<char[]>(c.used), c.used, c.used};
+        std::memcpy(copy.bytes.get(), c.bytes.get(), c.used);
+        chunks_.push_back(std::move(copy));
     }
+    strings_.resize(other.strings_.size());
+    size_t k = 0;
+    for (size_t i = 0; i < strings_.size(); ++i) {
+        const std::string_view s = other.strings_[i];
+        if (s.empty()) {
+            strings_[i] = std::string_view("");  // never a null pointer: callers pass data() to memcpy
+            continue;
+        }
+        while (s.data() < other.chunks_[k].bytes.get() ||
+               s.data() + s.size() > other.chunks_[k].bytes.get() + other.chunks_[k].used)
+            ++k;
+        strings_[i] = std::string_view(chunks_[k].bytes.get() + (s.data() - other.chunks_[k].bytes.get()), s.size());
+    }
+    slots_ = other.slots_;
     return *this;
 }
 
-void StringTable::rebuild_index() {
-    index_.clear();
-    index_.reserve(strings_.size());
-    for (uint32_t i = 0; i < strings_.size(); ++i) index_.emplace(strings_[i], i);
+std::string_view StringTable::store(std::string_view s) {
+    if (s.empty()) return std::string_view("");
+    if (chunks_.empty() || chunks_.back().capacity - chunks_.back().used < s.size()) {
+        const size_t next = chunks_.empty() ? kFirstChunk : std::min(2 * chunks_.back().capacity, kLargestChunk);
+        const size_t capacity = std::max(next, s.size());
+        chunks_.push_back(Chunk{std::make_unique_for_overwrite<char[]>(capacity), 0, capacity});
+    }
+    Chunk& c = chunks_.back();
+    char* at = c.bytes.get() + c.used;
+    std::memcpy(at, s.data(), s.size());
+    c.used += s.size();
+    return std::string_view(at, s.size());
+}
+
+uint64_t& StringTable::find_slot(std::string_view s, uint32_t tag) {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = tag & mask;; i = (i + 1) & mask) {
+        uint64_t& slot = slots_[i];
+        if (slot == 0) return slot;
+        if (static_cast<uint32_t>(slot >> 32) == tag && strings_[static_cast<uint32_t>(slot) - 1] == s) return slot;
+    }
+}
+
+void StringTable::grow_index() {
+    std::vector<uint64_t> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, old.size() * 2), 0);
+    const size_t mask = slots_.size() - 1;
+    for (uint64_t slot : old) {
+        if (slot == 0) continue;
+        size_t i = (slot >> 32) & mask;
+        while (slots_[i] != 0) i = (i + 1) & mask;
+        slots_[i] = slot;
+    }
 }
 
 StrId StringTable::intern(std::string_view s) {
-    if (auto it = index_.find(s); it != index_.end()) return StrId(it->second);
+    if ((strings_.size() + 1) * 4 > slots_.size() * 3) grow_index();  // load stays under 3/4
+    const auto tag = static_cast<uint32_t>(hash_of(s) >> 32);
+    uint64_t& slot = find_slot(s, tag);
+    if (slot != 0) return StrId(static_cast<uint32_t>(slot) - 1);
     const auto id = static_cast<uint32_t>(strings_.size());
-    strings_.emplace_back(s);
-    index_.emplace(strings_.back(), id);
+    strings_.push_back(store(s));
+    slot = (uint64_t{tag} << 32) | (id + 1);
     return StrId(id);
 }
 
