@@ -5,6 +5,8 @@
 #include <array>
 #include <cstring>
 #include <functional>
+#include <numeric>
+#include <random>
 #include <stdexcept>
 
 #include "bench/compare/naive_dumper.h"
@@ -67,6 +69,7 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
             throw std::runtime_error(model.name + ": not a parseable ONNX ModelProto");
     }
 
+    constexpr size_t kMgedump = 1, kNaive = 2;  // positions in `methods`
     std::vector<std::function<void()>> methods = {
         [&] { copy_segments(segments, limit_buf.data()); },
         [&] {
@@ -97,15 +100,27 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
         if (d.result.xxh3_128.empty()) throw std::logic_error("no digest with Digest::Compute");
     });
 
+    // Each round runs the methods in a fresh order (a fixed-seed shuffle, so runs
+    // repeat), so no method always follows the same one. After each naive run, one
+    // untimed mgedump dump: the first dump after the naive dumper (which grows and
+    // frees 100-300 MB of vectors) ran 5-10x slower on this VM, whichever dump it
+    // was and even with memcpys in between, and the dumps after it did not. With a
+    // fixed rotation that penalty always fell on the +digest column (60-110 ms
+    // against 10 ms alone); absorbed here, every column times its own work.
     std::vector<std::vector<double>> samples(methods.size());
-    for (int r = 0; r < rounds; ++r)
-        for (size_t k = 0; k < methods.size(); ++k) {
-            const size_t m = (k + r) % methods.size();  // rotate who goes first
+    std::vector<size_t> order(methods.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::mt19937 shuffler(20261130);
+    for (int r = 0; r < rounds; ++r) {
+        std::shuffle(order.begin(), order.end(), shuffler);
+        for (size_t m : order) {
             samples[m].push_back(time_once(methods[m], clock));
+            if (m == kNaive) methods[kMgedump]();  // untimed: absorbs the after-effect
         }
+    }
     row.memcpy_s = median(samples[0]);
-    row.mgedump_s = median(samples[1]);
-    row.naive_s = median(samples[2]);
+    row.mgedump_s = median(samples[kMgedump]);
+    row.naive_s = median(samples[kNaive]);
     if (proto) row.onnx_s = median(samples[3]);
     row.with_digest_s = median(samples[with_digest]);
     return row;

@@ -1,6 +1,6 @@
 // One model's comparison: the five ways of producing (or copying) its bytes,
 // timed interleaved in one process (each round runs every method once, in a
-// rotating order, so drift and noise hit all of them alike), then medians.
+// shuffled order, so drift, noise and after-effects hit all of them alike), then medians.
 #pragma once
 
 #include <optional>
