@@ -81,6 +81,7 @@ class Runner {
         arena.execute([&] {
             plan_footprints();
             run_pipeline(threads);
+            cache_.clear();  // on the batch's threads, not serially in ~Runner
         });
 
         report_.threads = threads;

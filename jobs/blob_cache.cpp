@@ -1,5 +1,6 @@
 #include "jobs/blob_cache.h"
 
+#include <tbb/parallel_for.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -20,6 +21,19 @@ std::shared_ptr<const void> alive(const std::weak_ptr<const void>& weak,
 
 BlobCache::BlobCache(uint64_t retain_bytes) : retain_limit_(retain_bytes) {}
 
+void BlobCache::clear() {
+    tbb::parallel_for(size_t{0}, kShards, [this](size_t i) {
+        {
+            std::lock_guard lock(shards_[i].mutex);
+            shards_[i].entries = {};
+            shards_[i].ever_seen = {};
+        }
+        std::lock_guard lock(region_shards_[i].mutex);
+        region_shards_[i].known = {};
+    });
+    retained_ = 0;
+}
+
 uint64_t BlobCache::sample_key(ir::Bytes b) {
     constexpr size_t W = kSampleWindow, K = kSampleWindows;
     const size_t n = b.size();
@@ -30,27 +44,32 @@ uint64_t BlobCache::sample_key(ir::Bytes b) {
     return XXH3_64bits_withSeed(sample.data(), sample.size(), n);
 }
 
-bool BlobCache::same_bytes(const Entry& e, ir::Bytes bytes) {
+size_t BlobCache::RegionHash::operator()(const ir::FileRegion& r) const noexcept {
+    const uint64_t fields[4] = {r.device, r.inode, r.offset, r.size};
+    return static_cast<size_t>(XXH3_64bits(fields, sizeof fields));
+}
+
+std::optional<BlobCache::Known> BlobCache::known_region(const ir::FileRegion& r) {
+    RegionShard& shard = region_shard_of(r);
+    std::lock_guard lock(shard.mutex);
+    if (auto it = shard.known.find(r); it != shard.known.end()) return it->second;
+    return std::nullopt;
+}
+
+bool BlobCache::same_bytes(const Entry& e, ir::Bytes bytes, uint64_t& compared) {
     if (e.bytes.size() != bytes.size()) return false;
     if (bytes.empty() || e.bytes.data() == bytes.data()) return true;
-    bytes_compared_.fetch_add(bytes.size(), std::memory_order_relaxed);
+    compared += bytes.size();
     return std::memcmp(e.bytes.data(), bytes.data(), bytes.size()) == 0;
 }
 
 BlobCache::Interned BlobCache::intern(ir::Bytes bytes, std::shared_ptr<const void> owner,
                                       std::optional<ir::FileRegion> region, int fd) {
-    blobs_.fetch_add(1, std::memory_order_relaxed);
-    bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
-
-    std::optional<Known> known;
-    if (region) {
-        std::lock_guard lock(regions_mutex_);
-        if (auto it = regions_.find(*region); it != regions_.end()) known = it->second;
-    }
+    // Counted here and added to the shard's counts under its lock, where each path returns.
+    BlobCacheStats counted{.blobs = 1, .bytes = bytes.size()};
+    const std::optional<Known> known = region ? known_region(*region) : std::nullopt;
     const uint64_t key = known ? known->key : sample_key(bytes);
-    if (!known)
-        bytes_hashed_.fetch_add(std::min(bytes.size(), kSampleWindow * kSampleWindows),
-                                std::memory_order_relaxed);
+    if (!known) counted.bytes_hashed += std::min(bytes.size(), kSampleWindow * kSampleWindows);
     Shard& s = shard_of(key);
     auto prune = [](std::vector<Entry>& bucket) {
         std::erase_if(bucket, [](const Entry& e) { return !e.strong && e.weak.expired(); });
@@ -64,8 +83,10 @@ BlobCache::Interned BlobCache::intern(ir::Bytes bytes, std::shared_ptr<const voi
             prune(it->second);
             if (it->second.size() == 1) {
                 Entry& e = it->second.front();
-                if (std::shared_ptr<const void> a = alive(e.weak, e.strong); a && same_bytes(e, bytes)) {
+                if (std::shared_ptr<const void> a = alive(e.weak, e.strong);
+                    a && same_bytes(e, bytes, counted.bytes_compared)) {
                     retain(e, a);
+                    s.counts += counted;
                     return Interned{e.bytes, std::move(a), e.digest};
                 }
             }
@@ -83,31 +104,35 @@ BlobCache::Interned BlobCache::intern(ir::Bytes bytes, std::shared_ptr<const voi
             const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
             digest = Digest128{h.low64, h.high64};
         }
-        bytes_hashed_.fetch_add(bytes.size(), std::memory_order_relaxed);
+        counted.bytes_hashed += bytes.size();
         if (region) {
-            std::lock_guard lock(regions_mutex_);
-            regions_.emplace(*region, Known{key, digest});
+            RegionShard& shard = region_shard_of(*region);
+            std::lock_guard lock(shard.mutex);
+            shard.known.emplace(*region, Known{key, digest});
         }
     }
 
     std::lock_guard lock(s.mutex);
     const bool seen_before = !s.ever_seen.insert(digest).second;
     if (!seen_before) {
-        unique_blobs_.fetch_add(1, std::memory_order_relaxed);
-        unique_bytes_.fetch_add(bytes.size(), std::memory_order_relaxed);
+        counted.unique_blobs = 1;
+        counted.unique_bytes = bytes.size();
     }
     std::vector<Entry>& bucket = s.entries[key];
     prune(bucket);
     for (Entry& e : bucket) {
         if (e.digest != digest) continue;
         // Equal digests almost surely mean equal bytes; the compare makes it certain.
-        if (std::shared_ptr<const void> a = alive(e.weak, e.strong); a && same_bytes(e, bytes)) {
+        if (std::shared_ptr<const void> a = alive(e.weak, e.strong);
+            a && same_bytes(e, bytes, counted.bytes_compared)) {
             retain(e, a);
+            s.counts += counted;
             return Interned{e.bytes, std::move(a), e.digest};
         }
     }
     Entry& e = bucket.emplace_back(Entry{bytes, digest, nullptr, owner});
     if (seen_before) retain(e, owner);  // its users came and went: it is shared over time
+    s.counts += counted;
     return Interned{bytes, std::move(owner), digest};
 }
 
@@ -138,8 +163,12 @@ std::vector<Digest128> BlobCache::intern_graph(ir::Graph& g) {
 }
 
 BlobCacheStats BlobCache::stats() const {
-    return BlobCacheStats{blobs_.load(),        bytes_.load(),        unique_blobs_.load(),
-                          unique_bytes_.load(), bytes_hashed_.load(), bytes_compared_.load()};
+    BlobCacheStats total;
+    for (const Shard& s : shards_) {
+        std::lock_guard lock(s.mutex);
+        total += s.counts;
+    }
+    return total;
 }
 
 }  // namespace mgedump::jobs

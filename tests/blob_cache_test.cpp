@@ -52,6 +52,29 @@ TEST(BlobCache, ASharedCopyOutlivesItsUsersWithinTheRetainBudget) {
     EXPECT_EQ(cache.intern(ir::Bytes(*c), c).bytes.data(), first);
 }
 
+TEST(BlobCache, ClearDropsEveryCopyItKeptAndKeepsTheCounts) {
+    jobs::BlobCache cache(1 << 20);
+    auto a = bytes_of("kept");
+    auto b = bytes_of("kept");
+    for (int i = 0; i < 500; ++i) {  // entries in many shards
+        auto other = bytes_of("weights " + std::to_string(i));
+        cache.intern(ir::Bytes(*other), other, ir::FileRegion{1, 9, uint64_t(i) * 64, other->size()});
+    }
+    cache.intern(ir::Bytes(*a), a);
+    cache.intern(ir::Bytes(*b), b);  // shared: the cache now keeps `a` alive
+    EXPECT_EQ(a.use_count(), 2);
+    const jobs::BlobCacheStats before = cache.stats();
+
+    cache.clear();
+    EXPECT_EQ(a.use_count(), 1);  // the cache let go
+    const jobs::BlobCacheStats after = cache.stats();
+    EXPECT_EQ(after.blobs, before.blobs);
+    EXPECT_EQ(after.unique_blobs, before.unique_blobs);
+    EXPECT_EQ(after.bytes_hashed, before.bytes_hashed);
+    auto c = bytes_of("kept");
+    EXPECT_EQ(cache.intern(ir::Bytes(*c), c).bytes.data(), c->data());  // nothing left to match
+}
+
 TEST(BlobCache, AContentSeenOnceIsNotKeptButOneSeenAgainIs) {
     static constexpr size_t kSize = 4096;
     auto make = [] {
