@@ -39,22 +39,25 @@ struct Mapping {
 // `keep_open`, the descriptor stays open for as long as the mapping.
 const Mapping& map_whole_file(const fs::path& path, std::shared_ptr<const void>& keepalive, std::string_view what,
                               bool populate, bool keep_open = false) {
+    // The file is named after the verb only when `what` does not already name it
+    // (an external-data file under its model's label): said once is enough.
+    const std::string file = what == path.string() ? std::string() : " " + path.string();
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        throw FormatError(fmt::format("{}: cannot open {}: {}", what, path.string(), std::strerror(errno)));
+    if (fd < 0) throw FormatError(fmt::format("{}: cannot open{}: {}", what, file, std::strerror(errno)));
     auto m = std::make_shared<Mapping>();
     m->fd = fd;  // closed with the mapping, or below
     struct stat st {};
     if (::fstat(fd, &st) != 0)
-        throw FormatError(fmt::format("{}: cannot stat {}: {}", what, path.string(), std::strerror(errno)));
-    if (!S_ISREG(st.st_mode)) throw FormatError(fmt::format("{}: {} is not a regular file", what, path.string()));
+        throw FormatError(fmt::format("{}: cannot stat{}: {}", what, file, std::strerror(errno)));
+    if (!S_ISREG(st.st_mode))
+        throw FormatError(fmt::format("{}:{} not a regular file", what, file.empty() ? "" : file + " is"));
     m->size = static_cast<size_t>(st.st_size);
     m->device = static_cast<uint64_t>(st.st_dev);
     m->inode = static_cast<uint64_t>(st.st_ino);
     if (m->size > 0) {
         void* p = ::mmap(nullptr, m->size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
         if (p == MAP_FAILED)
-            throw FormatError(fmt::format("{}: cannot map {}: {}", what, path.string(), std::strerror(errno)));
+            throw FormatError(fmt::format("{}: cannot map{}: {}", what, file, std::strerror(errno)));
         m->addr = p;
     }
     if (!keep_open) {

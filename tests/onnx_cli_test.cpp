@@ -81,6 +81,18 @@ TEST_F(OnnxCli, AnUnreadableModelIsNamedOnceAndLeavesNoOutput) {
     EXPECT_NE(r.out.find("not an ONNX model"), std::string::npos) << r.out;
     EXPECT_EQ(occurrences(r.out, garbage.string()), 1u) << r.out;
     EXPECT_FALSE(fs::exists(out));
+    // A model that is not there, or not a file: named once, with the reason.
+    const fs::path missing = dir / "missing.onnx";
+    r = run_cli("dump " + missing.string() + " -o " + out.string());
+    EXPECT_NE(r.status, 0);
+    EXPECT_EQ(occurrences(r.out, missing.string()), 1u) << r.out;
+    EXPECT_NE(r.out.find("cannot open: No such file"), std::string::npos) << r.out;
+    fs::create_directories(dir / "folder.onnx");
+    r = run_cli("dump " + (dir / "folder.onnx").string() + " -o " + out.string());
+    EXPECT_NE(r.status, 0);
+    EXPECT_EQ(occurrences(r.out, (dir / "folder.onnx").string()), 1u) << r.out;
+    EXPECT_NE(r.out.find("not a regular file"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(out));
     // An option error is the dump's own: it names the input it was dumping.
     const fs::path good = small_cnn("good.onnx");
     r = run_cli("dump " + good.string() + " -o " + out.string() + " --compat-older-version 8.14");
