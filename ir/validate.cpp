@@ -89,14 +89,18 @@ void check_operator(const Graph& g, OprId o) {
 
 void validate(const Graph& g, const ValidateOptions& options) {
     if (g.outputs.empty()) throw GraphError("the graph has no outputs: can't dump an empty graph");
+    // Only what the outputs reach is dumped, so only that is checked; dump_order
+    // also finds dangling inputs and cycles on the way.
+    validate(g, options, dump_order(g));
+}
+
+void validate(const Graph& g, const ValidateOptions& options, std::span<const OprId> order) {
+    if (g.outputs.empty()) throw GraphError("the graph has no outputs: can't dump an empty graph");
     for (VarId out : g.outputs) {
         if (out.value >= g.vars.size()) throw GraphError(fmt::format("graph output refers to missing var {}", out.value));
         if (g.vars.flags[out.value] & kVarVolatile)
             throw GraphError(fmt::format("graph output {} is volatile", describe_var(g, out)));
     }
-    // Only what the outputs reach is dumped, so only that is checked; dump_order
-    // also finds dangling inputs and cycles on the way.
-    const std::vector<OprId> order = dump_order(g);
     std::map<std::string_view, OprId> input_names;
     for (OprId o : order) {
         check_operator(g, o);

@@ -19,17 +19,25 @@
 namespace mgedump::engine {
 
 bool needs_compat_rewrites(const ir::Graph& g, DumpFormat format) {
-    for (ir::OprId o : ir::dump_order(g))
+    return needs_compat_rewrites(g, format, ir::dump_order(g));
+}
+
+bool needs_compat_rewrites(const ir::Graph& g, DumpFormat format, std::span<const ir::OprId> order) {
+    for (ir::OprId o : order)
         if (passes::find_rule(g, o, format)) return true;
     return false;
 }
 
 RewriteStats apply_compat_rewrites(ir::Graph& g, DumpFormat format, const CompatRewriteOptions& options) {
+    return apply_compat_rewrites(g, format, ir::dump_order(g), options);
+}
+
+RewriteStats apply_compat_rewrites(ir::Graph& g, DumpFormat format, std::span<const ir::OprId> order,
+                                   const CompatRewriteOptions& options) {
     using passes::Fragment;
     using passes::Rule;
 
     RewriteStats stats;
-    const std::vector<ir::OprId> order = ir::dump_order(g);
 
     struct Candidate {
         ir::OprId opr;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "engine/dump_options.h"
 #include "ir/graph.h"
@@ -33,9 +34,13 @@ struct CompatRewriteOptions {
 // Throws GraphError naming the operator when a rewrite needs what the graph does not
 // say (GroupNorm/InstanceNorm: the input's static 4-D shape; LayerNorm: its rank).
 RewriteStats apply_compat_rewrites(ir::Graph& g, DumpFormat format, const CompatRewriteOptions& options = {});
+// The same, given ir::dump_order(g) (a dump has it already).
+RewriteStats apply_compat_rewrites(ir::Graph& g, DumpFormat format, std::span<const ir::OprId> order,
+                                   const CompatRewriteOptions& options = {});
 
 // Whether apply_compat_rewrites(g, format) would change anything (some reachable
 // operator has a rule), so a caller can skip copying the graph when it would not.
 bool needs_compat_rewrites(const ir::Graph& g, DumpFormat format);
+bool needs_compat_rewrites(const ir::Graph& g, DumpFormat format, std::span<const ir::OprId> order);
 
 }  // namespace mgedump::engine

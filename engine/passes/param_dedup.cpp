@@ -87,6 +87,11 @@ struct Candidate {
 }  // namespace
 
 ParamDuplicates find_duplicate_params(const ir::Graph& g, const ParamDedupOptions& options) {
+    return find_duplicate_params(g, options, ir::dump_order(g));
+}
+
+ParamDuplicates find_duplicate_params(const ir::Graph& g, const ParamDedupOptions& options,
+                                      std::span<const ir::OprId> order) {
     ParamDuplicates found;
     std::vector<uint8_t> is_output(g.vars.size(), 0);
     for (ir::VarId v : g.outputs) is_output[v.value] = 1;
@@ -102,7 +107,7 @@ ParamDuplicates find_duplicate_params(const ir::Graph& g, const ParamDedupOption
         return *c.full;
     };
 
-    for (ir::OprId o : ir::dump_order(g)) {
+    for (ir::OprId o : order) {
         if (!mergeable_type(g.oprs.type[o.value])) continue;
         ir::Range tr = g.oprs.tensors[o.value];
         ir::Range out = g.oprs.outputs[o.value];

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct ParamDuplicates {
     uint64_t bytes_fully_hashed = 0;  // value bytes read whole for a full digest (tests)
 };
 ParamDuplicates find_duplicate_params(const ir::Graph& g, const ParamDedupOptions& options = {});
+// The same, given ir::dump_order(g) (a dump has it already).
+ParamDuplicates find_duplicate_params(const ir::Graph& g, const ParamDedupOptions& options,
+                                      std::span<const ir::OprId> order);
 void merge_duplicate_params(ir::Graph& g, const ParamDuplicates& found);
 
 // Both, in place.
