@@ -20,9 +20,10 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "ir/blobs.h"
 #include "ir/graph.h"
@@ -115,8 +116,10 @@ public:
     struct alignas(64) Shard {
         mutable std::mutex mutex;
         BlobCacheStats counts;  // of the blobs whose key falls here; under `mutex`
-        std::unordered_map<uint64_t, std::vector<Entry>> entries;  // by sampled key
-        std::unordered_set<Digest128, Digest128Hash> ever_seen;    // counts unique contents exactly once
+        // Flat tables (abseil): a node-based std::unordered_map cost an allocation
+        // and a cache miss or two per blob (perf: 13% of a batch of small models).
+        absl::flat_hash_map<uint64_t, std::vector<Entry>> entries;  // by sampled key
+        absl::flat_hash_set<Digest128, Digest128Hash> ever_seen;    // counts unique contents exactly once
     };
 
     // Regions already hashed, by region: consulted for every blob of every model,
@@ -127,7 +130,7 @@ public:
     };
     struct alignas(64) RegionShard {
         std::mutex mutex;
-        std::unordered_map<ir::FileRegion, Known, RegionHash> known;
+        absl::flat_hash_map<ir::FileRegion, Known, RegionHash> known;
     };
 
     Shard& shard_of(uint64_t key) { return shards_[(key >> 32) % kShards]; }

@@ -8,7 +8,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake ninja-build pkg-config git
-  libtbb-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev libmimalloc-dev
+  libtbb-dev libflatbuffers-dev flatbuffers-compiler libxxhash-dev libmimalloc-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
