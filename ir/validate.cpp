@@ -85,22 +85,17 @@ void check_operator(const Graph& g, OprId o) {
     }
 }
 
-}  // namespace
-
-void validate(const Graph& g, const ValidateOptions& options) {
-    if (g.outputs.empty()) throw GraphError("the graph has no outputs: can't dump an empty graph");
-    // Only what the outputs reach is dumped, so only that is checked; dump_order
-    // also finds dangling inputs and cycles on the way.
-    validate(g, options, dump_order(g));
-}
-
-void validate(const Graph& g, const ValidateOptions& options, std::span<const OprId> order) {
+void check_outputs(const Graph& g) {
     if (g.outputs.empty()) throw GraphError("the graph has no outputs: can't dump an empty graph");
     for (VarId out : g.outputs) {
         if (out.value >= g.vars.size()) throw GraphError(fmt::format("graph output refers to missing var {}", out.value));
         if (g.vars.flags[out.value] & kVarVolatile)
             throw GraphError(fmt::format("graph output {} is volatile", describe_var(g, out)));
     }
+}
+
+// Only what the outputs reach is dumped, so only that is checked.
+void check_reached(const Graph& g, const ValidateOptions& options, std::span<const OprId> order) {
     std::map<std::string_view, OprId> input_names;
     for (OprId o : order) {
         check_operator(g, o);
@@ -122,6 +117,19 @@ void validate(const Graph& g, const ValidateOptions& options, std::span<const Op
                                              describe_var(g, it->second), describe_var(g, out)));
         }
     }
+}
+
+}  // namespace
+
+void validate(const Graph& g, const ValidateOptions& options) {
+    check_outputs(g);
+    // dump_order also finds dangling inputs and cycles on the way.
+    check_reached(g, options, dump_order(g));
+}
+
+void validate(const Graph& g, const ValidateOptions& options, std::span<const OprId> order) {
+    check_outputs(g);
+    check_reached(g, options, order);
 }
 
 }  // namespace mgedump::ir
