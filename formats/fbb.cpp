@@ -10,39 +10,16 @@
 
 namespace mgedump::formats {
 
-template <class Same>
-Fbb::Slot& Fbb::OffsetTable::find(uint64_t hash, Same&& same) {
-    if (2 * (used + 1) > slots.size()) grow();  // at most half full
-    const size_t mask = slots.size() - 1;
-    for (size_t i = static_cast<size_t>(hash) & mask;; i = (i + 1) & mask) {
-        Slot& s = slots[i];
-        if (s.at == 0 || (s.hash == hash && same(s.at))) return s;
-    }
-}
-
-void Fbb::OffsetTable::grow() {
-    std::vector<Slot> old = std::move(slots);
-    slots.assign(old.empty() ? 64 : old.size() * 2, Slot{});
-    const size_t mask = slots.size() - 1;
-    for (const Slot& s : old) {
-        if (s.at == 0) continue;
-        size_t i = static_cast<size_t>(s.hash) & mask;
-        while (slots[i].at != 0) i = (i + 1) & mask;
-        slots[i] = s;
-    }
-}
-
 flatbuffers::Offset<flatbuffers::String> Fbb::CreateSharedString(const char* str, size_t len) {
     if (flatbuffers_pools_) return FlatBufferBuilder::CreateSharedString(str, len);
     const uint64_t hash = XXH3_64bits(str, len);
-    Slot& slot = strings_.find(hash, [&](flatbuffers::uoffset_t at) {
+    ir::ProbeIndex::Slot& slot = strings_.find(hash, [&](flatbuffers::uoffset_t at) {
         const auto* earlier = reinterpret_cast<const flatbuffers::String*>(buf_.data_at(at));
         return earlier->size() == len && std::memcmp(earlier->c_str(), str, len) == 0;
     });
-    if (slot.at != 0) return flatbuffers::Offset<flatbuffers::String>(slot.at);
+    if (slot.value != 0) return flatbuffers::Offset<flatbuffers::String>(slot.value);
     const auto off = CreateString(str, len);
-    slot = Slot{hash, off.o};  // `slot` is still valid: CreateString does not touch the table
-    ++strings_.used;
+    strings_.fill(slot, hash, off.o);  // `slot` is still valid: CreateString does not touch the index
     return off;
 }
 
@@ -58,19 +35,18 @@ flatbuffers::uoffset_t Fbb::EndTable(flatbuffers::uoffset_t start) {
     const auto* vt = buf_.data();                       // the new vtable is the newest bytes
     const auto vt_size = flatbuffers::ReadScalar<flatbuffers::voffset_t>(vt);
     const uint64_t hash = XXH3_64bits(vt, vt_size);
-    Slot& slot = vtables_.find(hash, [&](flatbuffers::uoffset_t at) {
+    ir::ProbeIndex::Slot& slot = vtables_.find(hash, [&](flatbuffers::uoffset_t at) {
         const uint8_t* earlier = buf_.data_at(at);
         return flatbuffers::ReadScalar<flatbuffers::voffset_t>(earlier) == vt_size &&
                std::memcmp(earlier, vt, vt_size) == 0;
     });
-    if (slot.at != 0) {
+    if (slot.value != 0) {
         buf_.pop(GetSize() - table);
-        flatbuffers::WriteScalar(buf_.data_at(table), static_cast<flatbuffers::soffset_t>(slot.at) -
+        flatbuffers::WriteScalar(buf_.data_at(table), static_cast<flatbuffers::soffset_t>(slot.value) -
                                                           static_cast<flatbuffers::soffset_t>(table));
         return table;
     }
-    slot = Slot{hash, GetSize()};
-    ++vtables_.used;
+    vtables_.fill(slot, hash, GetSize());
     return table;
 }
 

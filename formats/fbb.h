@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/probe_index.h"
+
 namespace mgedump::formats {
 
 class Fbb : public flatbuffers::FlatBufferBuilder {
@@ -41,23 +43,9 @@ public:
     flatbuffers::uoffset_t EndTable(flatbuffers::uoffset_t start);
 
 private:
-    // Open addressing, linear probing; `at` is an offset from the buffer's end
-    // (where FlatBuffers builds back to front, so it stays valid), 0 when empty.
-    struct Slot {
-        uint64_t hash = 0;
-        flatbuffers::uoffset_t at = 0;
-    };
-    struct OffsetTable {
-        std::vector<Slot> slots;
-        size_t used = 0;
-        // The slot holding an entry equal to `hash` and `same(at)`, or the empty
-        // slot where it belongs.
-        template <class Same>
-        Slot& find(uint64_t hash, Same&& same);
-        void grow();
-    };
-
-    OffsetTable strings_, vtables_;
+    // Values are offsets from the buffer's end (where FlatBuffers builds back to
+    // front, so they stay valid); never 0, which is the buffer's end itself.
+    ir::ProbeIndex strings_, vtables_;
     bool flatbuffers_pools_ = false;
 };
 

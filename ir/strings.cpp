@@ -42,7 +42,7 @@ StringTable& StringTable::operator=(const StringTable& other) {
             ++k;
         strings_[i] = std::string_view(chunks_[k].bytes.get() + (s.data() - other.chunks_[k].bytes.get()), s.size());
     }
-    slots_ = other.slots_;
+    index_ = other.index_;
     return *this;
 }
 
@@ -60,35 +60,13 @@ std::string_view StringTable::store(std::string_view s) {
     return std::string_view(at, s.size());
 }
 
-uint64_t& StringTable::find_slot(std::string_view s, uint32_t tag) {
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = tag & mask;; i = (i + 1) & mask) {
-        uint64_t& slot = slots_[i];
-        if (slot == 0) return slot;
-        if (static_cast<uint32_t>(slot >> 32) == tag && strings_[static_cast<uint32_t>(slot) - 1] == s) return slot;
-    }
-}
-
-void StringTable::grow_index() {
-    std::vector<uint64_t> old = std::move(slots_);
-    slots_.assign(std::max<size_t>(64, old.size() * 2), 0);
-    const size_t mask = slots_.size() - 1;
-    for (uint64_t slot : old) {
-        if (slot == 0) continue;
-        size_t i = (slot >> 32) & mask;
-        while (slots_[i] != 0) i = (i + 1) & mask;
-        slots_[i] = slot;
-    }
-}
-
 StrId StringTable::intern(std::string_view s) {
-    if ((strings_.size() + 1) * 4 > slots_.size() * 3) grow_index();  // load stays under 3/4
-    const auto tag = static_cast<uint32_t>(hash_of(s) >> 32);
-    uint64_t& slot = find_slot(s, tag);
-    if (slot != 0) return StrId(static_cast<uint32_t>(slot) - 1);
+    const uint64_t hash = hash_of(s);
+    ProbeIndex::Slot& slot = index_.find(hash, [&](uint32_t value) { return strings_[value - 1] == s; });
+    if (slot.value != 0) return StrId(slot.value - 1);
     const auto id = static_cast<uint32_t>(strings_.size());
     strings_.push_back(store(s));
-    slot = (uint64_t{tag} << 32) | (id + 1);
+    index_.fill(slot, hash, id + 1);  // `slot` is still valid: storing does not touch the index
     return StrId(id);
 }
 

@@ -4,7 +4,7 @@
 //
 // Layout (why): a graph is copied whenever a dump rewrites or renames it, so the
 // copy must be cheap. The characters live in a few arena chunks and the index is
-// an open-addressing table of (hash tag, id), so a copy is a handful of memcpys.
+// an ir::ProbeIndex of (hash, id), so a copy is a handful of memcpys.
 // A std::string per entry plus a node-based hash map cost an allocation per
 // string and a rehash on every copy (perf: 6% of a transformer's dump).
 #pragma once
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ir/ids.h"
+#include "ir/probe_index.h"
 
 namespace mgedump::ir {
 
@@ -40,15 +41,10 @@ private:
     };
     // A copy of `s` in the arena.
     std::string_view store(std::string_view s);
-    // The slot holding `s`, or the empty slot where it belongs.
-    uint64_t& find_slot(std::string_view s, uint32_t tag);
-    void grow_index();
 
     std::vector<Chunk> chunks_;
     std::vector<std::string_view> strings_;  // into chunks_, by id
-    // Open addressing, linear probing: (tag << 32) | (id + 1), 0 when empty; the tag
-    // is the hash's high half, so most mismatches are rejected without a compare.
-    std::vector<uint64_t> slots_;
+    ProbeIndex index_;  // id + 1 by hash; a copy is a vector copy
 };
 
 }  // namespace mgedump::ir
