@@ -10,12 +10,15 @@
 #include "engine/artifact_pass.h"
 #include "engine/value_scan.h"
 #include "engine/passes/compat_rewrite.h"
+#include "engine/passes/make_folds.h"
+#include "engine/passes/rewrite_check.h"
 #include "engine/passes/param_dedup.h"
 #include "engine/strip_info.h"
 #include "formats/fbs_build.h"
 #include "formats/write_plan.h"
 #include "ir/describe.h"
 #include "ir/error.h"
+#include "ir/infer.h"
 #include "ir/op_registry.h"
 #include "ir/validate.h"
 
@@ -58,18 +61,37 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     std::vector<ir::OprId> order = ir::dump_order(original);
     const ir::ValidateOptions validate_options{.unique_output_names = options.keep_var_name >= 1};
 
-    // Strip info describes the graph as the user built it, before rewrites (§8).
-    if (options.strip_info_file) ir::validate(original, validate_options, order);
+    // A graph MegEngine would refuse to build is refused before a byte is written:
+    // the structure first (rules index inputs and params), then every operator's
+    // dtype and shape rules (ir/infer.h).
+    ir::validate(original, validate_options, order);
+    ir::InferState inferred = ir::infer_graph(original, order);
 
     // Rewrites work on a copy; copying shares the tensor bytes.
     ir::Graph rewritten;
     const ir::Graph* g = &original;
-    // Copying the tables costs as much as writing a small model: only when needed.
-    if (!options.no_change_graph && needs_compat_rewrites(original, options.dump_format, order)) {
+    auto copy_once = [&] {
+        if (g != &original) return;
         rewritten = original;
-        apply_compat_rewrites(rewritten, options.dump_format, order);
+        // The passes read shapes from the var table (the norm rewrites need the input's).
+        ir::apply_inferred(rewritten, inferred);
         g = &rewritten;
+    };
+    // Operators MegEngine's make folds away are never written, whatever the options.
+    if (needs_make_folds(original, order)) {
+        copy_once();
+        apply_make_folds(rewritten, order);
         order = ir::dump_order(rewritten);
+        inferred = ir::infer_graph(rewritten, order);
+    }
+    // Copying the tables costs as much as writing a small model: only when needed.
+    if (!options.no_change_graph && needs_compat_rewrites(*g, options.dump_format, order)) {
+        copy_once();
+        const RewriteStats rewrites = apply_compat_rewrites(rewritten, options.dump_format, order);
+        order = ir::dump_order(rewritten);
+        ir::InferState after = ir::infer_graph(rewritten, order);
+        check_rewrites_keep_vars(rewritten, inferred, after, rewrites.replacements);
+        inferred = std::move(after);
     }
     // After the rewrites, so constants they add are merged too.
     ParamDedupStats dedup;
@@ -81,14 +103,13 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
                                                       order);
         // The tables are copied only when something is merged.
         if (!found.replace.empty()) {
-            if (g == &original) rewritten = original;
+            copy_once();
             merge_duplicate_params(rewritten, found);
-            g = &rewritten;
             order = ir::dump_order(rewritten);
         }
         dedup = found.stats;
     }
-    ir::validate(*g, validate_options, order);
+    if (g != &original) ir::validate(*g, validate_options, order);
 
     formats::WritePlan plan{.graph = *g};
     plan.order = std::move(order);
@@ -101,6 +122,7 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     plan.model_version = options.model_version;
     plan.mgb_version = options.mgb_version;
     plan.metadata = options.metadata.value_or(ir::Metadata{});
+    plan.inferred = &inferred;
 
     // Names MegEngine requires to be unique: inputs, and params when their names are kept.
     if (options.keep_param_name) {

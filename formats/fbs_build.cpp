@@ -108,6 +108,15 @@ std::string var_name_for_dump(const ir::Graph& g, ir::VarId v, uint32_t compact_
     return fmt::format("var{}", compact_id);
 }
 
+bool is_with_format(const ir::OpDef& def) {
+    return def.name == "SharedDeviceTensorWithFormat" || def.name == "MultipleDeviceTensorWithFormatHolder";
+}
+
+std::span<const uint8_t> default_tensor_format_blob() {
+    static constexpr uint8_t kDefault[4] = {0, 0, 0, 0};
+    return kDefault;
+}
+
 std::vector<uint8_t> holder_count_blob(uint32_t count) {
     return {static_cast<uint8_t>(count), static_cast<uint8_t>(count >> 8), static_cast<uint8_t>(count >> 16),
             static_cast<uint8_t>(count >> 24)};

@@ -11,6 +11,7 @@
 
 #include "formats/fbb.h"
 #include "ir/graph.h"
+#include "ir/op_registry.h"
 
 namespace mgedump::formats {
 
@@ -63,6 +64,13 @@ void add_params(Fbb& fbb, const BuiltParams& params, const ExtraParams& extra, i
 
 // MultipleDeviceTensorHolder's leading blob in v1 and v2-version-1: the tensor count.
 std::vector<uint8_t> holder_count_blob(uint32_t count);
+
+// SharedDeviceTensorWithFormat and MultipleDeviceTensorWithFormatHolder: their
+// version-1 dumpers write a format blob after each tensor.
+bool is_with_format(const ir::OpDef& def);
+// TensorFormat::serialize() of the default format: its Type, DEFAULT = 0, as a
+// 4-byte enum and nothing after it (dnn/src/common/tensor_format.cpp).
+std::span<const uint8_t> default_tensor_format_blob();
 
 }  // namespace mgedump::formats
 

@@ -163,23 +163,34 @@ struct V1Writer {
 
         auto output_dtype = encode_dtype(fbb, g.oprs.output_dtype[o.value]);
 
-        // The operator's dumper: params first, then blobs, then tensors.
+        // The operator's dumper: params first, then blobs, then tensors; the
+        // *WithFormat dumpers write each tensor followed by its format blob
+        // (io.sereg.h), the default format's when the graph has none.
         BuiltParams params = build_params(fbb, g, o, plan.compat_8_14);
         auto& blobs = lists.blobs;
         blobs.clear();
-        if (def.tensors == ir::OpTensors::MultipleShared) {
-            auto count = holder_count_blob(g.oprs.tensors[o.value].count);
-            blobs.push_back(build_blob(fbb, count));
-        }
-        for (ir::BlobId b : g.blobs_of(o)) {
-            ir::Bytes bytes = g.blobs.bytes(b);
-            blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
-        }
         auto& tensors = lists.tensors;
         tensors.clear();
         const ir::Range trange = g.oprs.tensors[o.value];
-        for (uint32_t t = trange.begin; t < trange.end(); ++t)
-            tensors.push_back(build_tensor(o, ir::TensorId(t)));
+        if (def.tensors == ir::OpTensors::MultipleShared) blobs.push_back(build_blob(fbb, holder_count_blob(trange.count)));
+        if (is_with_format(def)) {
+            auto format_blobs = g.blobs_of(o);
+            for (uint32_t k = 0; k < trange.count; ++k) {
+                tensors.push_back(build_tensor(o, ir::TensorId(trange.begin + k)));
+                if (k < format_blobs.size()) {
+                    ir::Bytes bytes = g.blobs.bytes(format_blobs[k]);
+                    blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+                } else {
+                    blobs.push_back(build_blob(fbb, default_tensor_format_blob()));
+                }
+            }
+        } else {
+            for (ir::BlobId b : g.blobs_of(o)) {
+                ir::Bytes bytes = g.blobs.bytes(b);
+                blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+            }
+            for (uint32_t t = trange.begin; t < trange.end(); ++t) tensors.push_back(build_tensor(o, ir::TensorId(t)));
+        }
 
         OffsetVector tensors_vec, blobs_vec;
         if (!tensors.empty()) tensors_vec = fbb.CreateVector(tensors);

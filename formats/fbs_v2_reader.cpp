@@ -175,6 +175,14 @@ struct V2Reader {
         if (middle)
             for (uint32_t k = 0; k < n; ++k) {
                 const uint32_t id = assembler.numbered_vars() + k;
+                if (id >= middle->size()) break;
+                const auto* shape = vector_at<uint32_t>(middle->Get(id), middle_slot::shape);
+                p.output_shapes.emplace_back(shape ? std::vector<uint32_t>(shape->begin(), shape->end())
+                                                   : std::vector<uint32_t>{});
+            }
+        if (middle)
+            for (uint32_t k = 0; k < n; ++k) {
+                const uint32_t id = assembler.numbered_vars() + k;
                 if (id < middle->size())
                     if (auto name = opt_string(middle->Get(id), middle_slot::name)) p.output_names.push_back(*name);
                 if (p.output_names.size() != k + 1) break;  // names only for a leading run

@@ -179,7 +179,13 @@ struct V2Writer {
     flatbuffers::Offset<void> build_middle_tensor(ir::VarId v, uint32_t id) {
         std::string name = var_name_for_dump(g, v, id);
         auto name_off = fbb.CreateSharedString(name);
+        // MegEngine writes the shape whenever static inference knows it
+        // (GraphDumperOSSV2::build_middle_tensor), after the name.
+        const ir::Shape shape = plan.inferred ? plan.inferred->shape(g, v) : ir::Shape::of(g.var_shape(v));
+        flatbuffers::Offset<flatbuffers::Vector<uint32_t>> shape_off;
+        if (shape.known()) shape_off = build_shape(fbb, shape.dims());
         auto start = fbb.StartTable();
+        if (shape.known()) fbb.AddOffset(slot_offset(1), shape_off);
         fbb.AddOffset(slot_offset(0), name_off);
         return flatbuffers::Offset<void>(fbb.EndTable(start));
     }
@@ -190,22 +196,38 @@ struct V2Writer {
 
         auto inputs = build_input_ids(fbb, g, o, plan.numbering.compact_id);
 
-        // The operator's dumper: params, then blobs, then tensors.
+        // The operator's dumper: params, then blobs, then tensors; the version-1
+        // dumpers of the *WithFormat operators write each tensor followed by its
+        // format blob (io.sereg.h), version 2 keeps the format in the tensor.
         BuiltParams params = build_params(fbb, g, o, false);
         auto& blobs = lists.blobs;
         blobs.clear();
-        // Version 2 of the holder drops the count blob (spec §5).
-        if (def.tensors == ir::OpTensors::MultipleShared && identity.opr_version < 2)
-            blobs.push_back(build_blob(fbb, holder_count_blob(g.oprs.tensors[o.value].count)));
-        for (ir::BlobId b : g.blobs_of(o)) {
-            ir::Bytes bytes = g.blobs.bytes(b);
-            blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
-        }
         auto& tensors = lists.tensors;
         tensors.clear();
         const ir::Range trange = g.oprs.tensors[o.value];
-        for (uint32_t t = trange.begin; t < trange.end(); ++t)
-            tensors.push_back(build_tensor(ir::TensorId(t)));
+        // Version 2 of the holder drops the count blob (spec §5).
+        if (def.tensors == ir::OpTensors::MultipleShared && identity.opr_version < 2)
+            blobs.push_back(build_blob(fbb, holder_count_blob(trange.count)));
+        if (is_with_format(def)) {
+            auto format_blobs = g.blobs_of(o);
+            for (uint32_t k = 0; k < trange.count; ++k) {
+                tensors.push_back(build_tensor(ir::TensorId(trange.begin + k)));
+                if (identity.opr_version >= 2) continue;
+                if (k < format_blobs.size()) {
+                    ir::Bytes bytes = g.blobs.bytes(format_blobs[k]);
+                    blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+                } else {
+                    blobs.push_back(build_blob(fbb, default_tensor_format_blob()));
+                }
+            }
+        } else {
+            for (ir::BlobId b : g.blobs_of(o)) {
+                ir::Bytes bytes = g.blobs.bytes(b);
+                blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+            }
+            for (uint32_t t = trange.begin; t < trange.end(); ++t)
+                tensors.push_back(build_tensor(ir::TensorId(t)));
+        }
 
         auto comp_nodes = build_opr_comp_nodes(fbb, g, o);
 

@@ -394,7 +394,13 @@ private:
             fail(ctx, fmt::format("\"tensors\" lists {}, {} holds {}{}", tensors.size(), def.name, want_tensors,
                                   want_tensors && tensors.empty() ? " (or use the inputs/constants sections)" : ""));
 
-        ir::OprId o = b_.add_op(type, inputs, std::move(params), options);
+        ir::OprId o;
+        try {
+            o = b_.add_op(type, inputs, std::move(params), options);
+        } catch (const GraphError& err) {
+            // Inference refused the operator: say where in the JSON it is.
+            fail(ctx, err.what());
+        }
         if (const Json* n = find(e, "name"))  // "" is a name too; null is no name
             g().oprs.name[o.value] = n->is_null() ? ir::StrId() : g().strings.intern(name);
         for (const ir::NamedParamArg& a : args) restore_field(o, as_given, a.field);
@@ -460,7 +466,13 @@ private:
                                       "got {}", kind_of(*m)));
         }
         ir::StrId cn = comp_node_of(e, ctx);
-        b_.add_tensor(o, "", method, t.dtype, t.shape, "", t.blob);
+        // Named before it is added: adding an operator's last tensor validates and
+        // infers the operator, and an input tensor must have a name.
+        try {
+            b_.add_tensor(o, name.value_or(""), method, t.dtype, t.shape, "", t.blob);
+        } catch (const GraphError& err) {
+            fail(ctx, err.what());
+        }
         g().tensors.name.back() = name ? g().strings.intern(*name) : ir::StrId();
         g().tensors.comp_node.back() = cn;
         if (const Json* f = find(e, "format")) {

@@ -6,6 +6,7 @@
 
 #include "formats/fbs_readers.h"
 #include "ir/error.h"
+#include "ir/infer.h"
 
 namespace mgedump::formats {
 
@@ -34,6 +35,23 @@ ModelFormat detect_format(ir::Bytes bytes) {
 
 namespace {
 
+// MegEngine's loader rebuilds every operator with its make function, which infers
+// the outputs and refuses what breaks a rule; the graph read gets the same
+// dtypes and shapes. A shape the file records stays (FBS_V2 MiddleTensor).
+void infer_loaded(ir::Graph& g) {
+    ir::InferState state;
+    try {
+        state = ir::infer_graph(g);
+    } catch (const GraphError& e) {
+        throw FormatError(fmt::format("{} (the file's graph breaks this rule; MegEngine's loader refuses it too)",
+                                      e.what()));
+    }
+    for (uint32_t v = 0; v < g.vars.size(); ++v) {
+        if (state.dtypes[v].valid) g.vars.dtype[v] = state.dtypes[v];
+        if (state.shapes[v].known() && g.vars.shape[v].empty()) g.vars.shape[v] = g.add_dims(state.shapes[v].dims());
+    }
+}
+
 LoadedModel read_at(ir::Bytes bytes, uint64_t base, const std::shared_ptr<const void>& keepalive) {
     ir::Bytes rest = bytes.subspan(base);
     ModelFormat f;
@@ -42,7 +60,9 @@ LoadedModel read_at(ir::Bytes bytes, uint64_t base, const std::shared_ptr<const 
     } catch (const FormatError& e) {
         throw FormatError(fmt::format("at byte {}: {}", base, e.what()));
     }
-    return f == ModelFormat::FbsV2 ? read_fbs_v2(rest, base, keepalive) : read_fbs_v1(rest, base, keepalive);
+    LoadedModel m = f == ModelFormat::FbsV2 ? read_fbs_v2(rest, base, keepalive) : read_fbs_v1(rest, base, keepalive);
+    infer_loaded(m.graph);
+    return m;
 }
 
 }  // namespace

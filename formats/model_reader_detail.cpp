@@ -176,6 +176,9 @@ ir::OprId GraphAssembler::add(PendingOp op) {
     for (uint32_t k = op.leading_volatile; k < outs.count; ++k) {
         const ir::VarId v(outs.begin + k);
         const uint32_t numbered_index = k - op.leading_volatile;
+        if (numbered_index < op.output_shapes.size() && !op.output_shapes[numbered_index].empty() &&
+            g.vars.shape[v.value].empty())
+            g.vars.shape[v.value] = g.add_dims(op.output_shapes[numbered_index]);
         if (numbered_index < op.output_names.size())
             g.vars.name[v.value] = g.strings.intern(op.output_names[numbered_index]);
         else if (def.tensors == ir::OpTensors::Input && tr.count > 0 && g.tensors.name[tr.begin].valid())

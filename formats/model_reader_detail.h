@@ -92,6 +92,9 @@ struct PendingOp {
     std::vector<PendingTensor> tensors;
     std::vector<ir::Bytes> blobs;
     std::vector<std::string_view> output_names;  // numbered outputs, when the file names them
+    // FBS_V2 MiddleTensor shapes of the numbered outputs (empty = not recorded);
+    // files read back keep the shapes they carry.
+    std::vector<std::vector<uint32_t>> output_shapes;
 };
 
 // Appends decoded operators to a graph and keeps the file's var numbering.

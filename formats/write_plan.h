@@ -9,6 +9,7 @@
 
 #include "formats/serialized.h"
 #include "ir/graph.h"
+#include "ir/infer.h"
 #include "ir/metadata.h"
 #include "ir/order.h"
 
@@ -26,6 +27,10 @@ struct WritePlan {
     uint32_t model_version = 2;  // FBS_V2: registry entry selection
     uint32_t mgb_version = 0;
     ir::Metadata metadata;
+    // What inference found (ir/infer.h): FBS_V2 MiddleTensors carry each var's
+    // static shape, as MegEngine's dumper writes them (§6.5). Null: the shapes
+    // the graph records.
+    const ir::InferState* inferred = nullptr;
     // true: build as MegEngine's dumper does — FlatBuffers' default initial size,
     // regrown as it fills, default allocator, FlatBuffers' own shared-string pool
     // (the benchmarks' naive baseline). Same bytes.

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ir/error.h"
+#include "ir/make_promotion.h"
 #include "ir/validate.h"
 
 namespace mgedump::ir {
@@ -251,6 +252,9 @@ TensorId GraphBuilder::add_tensor(OprId opr, std::string_view name, TensorMethod
     g.tensors.blob.push_back(blob);
     g.tensors.format_type.push_back(1);
     g.oprs.tensors[opr.value].count += 1;
+    const OpDef& def = op_def(g.oprs.type[opr.value]);
+    if (def.tensors != OpTensors::None && g.oprs.tensors[opr.value].count == g.oprs.outputs[opr.value].count)
+        infer(opr);
     return id;
 }
 
@@ -300,7 +304,29 @@ VarId GraphBuilder::op(std::string_view op_name, std::vector<VarId> inputs, cons
 
 OprId GraphBuilder::add_op(OpTypeId type, std::span<const VarId> inputs, std::vector<ParamValue> params,
                            const OpOptions& options) {
-    return append_op(graph_, type, inputs, std::move(params), options);
+    // The conversions MegEngine's make inserts (ir/make_promotion.h) come first.
+    std::vector<VarId> built_inputs;
+    if (type.valid() && type.value < op_defs().size()) {
+        for (VarId v : inputs)
+            if (v.value >= graph_.vars.size())
+                throw GraphError(fmt::format("operator #{} ({}): input refers to var {}, which does not exist",
+                                             graph_.oprs.size(), op_def(type).name, v.value));
+        built_inputs = promoted_inputs(graph_, inferred_, type, inputs, params,
+                                       fmt::format("operator #{} ({})", graph_.oprs.size(), op_def(type).name));
+        inputs = built_inputs;
+    }
+    OprId o = append_op(graph_, type, inputs, std::move(params), options);
+    // Tensor-owning operators get their tensors after this; they are inferred
+    // when their tensor is added.
+    if (op_def(type).tensors == OpTensors::None) infer(o);
+    return o;
+}
+
+void GraphBuilder::infer(OprId o) {
+    // The arity and param checks first: rules may index inputs and params.
+    validate_operator(graph_, o);
+    infer_operator(graph_, o, inferred_);
+    apply_inferred(graph_, inferred_, o);
 }
 
 void GraphBuilder::output(VarId var, std::string_view name) {

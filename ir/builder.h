@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/infer.h"
 #include "ir/op_registry.h"
 
 namespace mgedump::ir {
@@ -63,7 +64,9 @@ public:
     // A parameter (SharedDeviceTensor, VALUE_SHARED), named so keep_param_name has a name to keep.
     VarId param(std::string_view name, DType dtype, std::vector<uint32_t> shape, std::vector<std::byte> bytes);
 
-    // An operator by registry name; returns its first output.
+    // An operator by registry name; returns its first output. Its outputs' dtypes
+    // and shapes are inferred at once (ir/infer.h): a graph MegEngine would refuse
+    // throws GraphError here, naming the operator, its inputs and the rule.
     VarId op(std::string_view op_name, std::vector<VarId> inputs, const ParamArgs& params = {},
              const OpOptions& options = {});
     // The general form: explicit param values; returns the operator.
@@ -77,11 +80,16 @@ public:
     void output(VarId var, std::string_view name);
 
     Graph& graph() { return graph_; }
+    // What inference knows of the graph so far (values of small tensors).
+    const InferState& inferred() const { return inferred_; }
     // Validates and hands the graph over.
     Graph finish();
 
 private:
+    void infer(OprId o);
+
     Graph graph_;
+    InferState inferred_;
     std::string default_comp_node_;
 };
 

@@ -121,6 +121,8 @@ void check_reached(const Graph& g, const ValidateOptions& options, std::span<con
 
 }  // namespace
 
+void validate_operator(const Graph& g, OprId o) { check_operator(g, o); }
+
 void validate(const Graph& g, const ValidateOptions& options) {
     check_outputs(g);
     // dump_order also finds dangling inputs and cycles on the way.

@@ -22,4 +22,8 @@ void validate(const Graph& g, const ValidateOptions& options);
 // third of validate's time, and a dump needs it three times over.
 void validate(const Graph& g, const ValidateOptions& options, std::span<const OprId> order);
 
+// The per-operator part alone (arity, params, tensors), for a builder that
+// checks each operator as it is added.
+void validate_operator(const Graph& g, OprId o);
+
 }  // namespace mgedump::ir

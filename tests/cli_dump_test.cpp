@@ -38,11 +38,14 @@ protected:
     fs::path dir;
 };
 
+// The spec's Appendix C graph (names as there). Its shapes are all static, so as
+// FBS_V2 it is C.3 (760 bytes; C.2's 712 lack the MiddleTensor shapes) but for the
+// arbitrary original_id, a scalar of the same size; as FBS v1 it is C.1's 492.
 const char* kGraph = R"({
   "format": "mgedump-graph", "version": 1,
   "inputs": [{"name": "data", "dtype": "Float32", "shape": [1, 3]}],
-  "constants": [{"name": "c", "dtype": "Float32", "shape": [3], "values": [1, 2, 3]}],
-  "operators": [{"op": "Elemwise", "inputs": ["data", "c"], "params": {"mode": "ADD"}, "outputs": ["out"]}],
+  "constants": [{"name": "const", "dtype": "Float32", "shape": [3], "values": [1, 2, 3]}],
+  "operators": [{"op": "Elemwise", "inputs": ["data", "const"], "params": {"mode": "ADD"}, "outputs": ["out"]}],
   "outputs": ["out"]
 })";
 
@@ -50,7 +53,7 @@ TEST_F(CliDump, WritesTheArtifactAndPrintsTheResult) {
     std::string g = write("g.json", kGraph);
     CliRun r = run("dump " + g + " -o " + (dir / "g.mge").string() + " --json");
     ASSERT_EQ(r.status, 0) << r.out;
-    EXPECT_EQ(fs::file_size(dir / "g.mge"), 712u);  // the Appendix C model as FBS_V2
+    EXPECT_EQ(fs::file_size(dir / "g.mge"), 760u);  // the Appendix C model as FBS_V2 (C.3)
     EXPECT_NE(r.out.find("\"nr_opr\": 3"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\"outputs\""), std::string::npos) << r.out;
 }
@@ -79,9 +82,9 @@ TEST_F(CliDump, SeveralGraphsGoIntoOneFileOneAfterTheOther) {
     std::string g = write("g.json", kGraph);
     std::string out = (dir / "two.mge").string();
     ASSERT_EQ(run("dump " + g + " " + g + " -o " + out).status, 0);
-    EXPECT_EQ(fs::file_size(out), 2 * 712u);
+    EXPECT_EQ(fs::file_size(out), 2 * 760u);  // C.3's size, twice
     ASSERT_EQ(run("dump " + g + " -o " + out + " --append --dump-format FBS").status, 0);
-    EXPECT_EQ(fs::file_size(out), 2 * 712u + 492u);  // plus the Appendix C model as FBS v1
+    EXPECT_EQ(fs::file_size(out), 2 * 760u + 492u);  // plus the Appendix C model as FBS v1
 }
 
 TEST_F(CliDump, ConvertKeepsTheVersionNumberOnlyWithinTheSameFormat) {

@@ -9,6 +9,7 @@
 #include "formats/npy.h"
 #include "ir/builder.h"
 #include "ir/error.h"
+#include "ir/infer.h"
 #include "ir/op_registry.h"
 #include "ir/order.h"
 #include "test_paths.h"
@@ -195,18 +196,22 @@ TEST(GraphJson, NpyWeightsAreMappedNotCopied) {
 
 Graph awkward_graph() {
     ir::GraphBuilder b("cpu0");
-    VarId x = b.input("x", DType::of(DTypeEnum::Float32), {2, 6});
+    // 4-D, so that the quantized Convolution below has an NCHW input.
+    VarId x = b.input("x", DType::of(DTypeEnum::Float32), {1, 1, 2, 6});
     VarId h = b.constant(DType::of(DTypeEnum::Float16), {2}, {std::byte{0x00}, std::byte{0x3c}, std::byte{0x00},
                                                             std::byte{0xc0}});  // 1.0, -2.0
-    VarId nan = b.constant<float>({2}, {std::numeric_limits<float>::quiet_NaN(), 1.5f}, "nan_and_one_point_five");
-    VarId sizes = b.constant<int32_t>({2}, {3, 3}, "sizes");
-    VarId p = b.param("weight", DType::quantized(DTypeEnum::Quantized8Asymm, 0.1f, 7), {2},
+    // [2,1]: broadcasts against the [1,1,2,3] parts.
+    VarId nan = b.constant<float>({2, 1}, {std::numeric_limits<float>::quiet_NaN(), 1.5f}, "nan_and_one_point_five");
+    // Split's part sizes are scalars (shape [1], Int32); both parts are 3.
+    VarId sizes = b.constant<int32_t>({1}, {3}, "sizes");
+    // A [2,1,1,1] filter (OC 2, IC 1) of the same quantized dtype as the converted input.
+    VarId p = b.param("weight", DType::quantized(DTypeEnum::Quantized8Asymm, 0.1f, 7), {2, 1, 1, 1},
                       {std::byte{1}, std::byte{250}});
     // Unnamed operators, a multi-output operator, and two vars with the same name.
     ir::OpOptions split;
     split.outputs = 2;
     OprId s = b.graph().oprs.size() ? OprId(static_cast<uint32_t>(b.graph().oprs.size())) : OprId(0);
-    b.op("Split", {x, sizes, sizes}, {{"axis", 1}}, split);
+    b.op("Split", {x, sizes, sizes}, {{"axis", 3}}, split);
     VarId s0 = b.graph().output_var(s, 0), s1 = b.graph().output_var(s, 1);
     ir::OpOptions dup;
     dup.name = "same";
@@ -216,8 +221,9 @@ Graph awkward_graph() {
     fancy.name = "cvt";
     fancy.priority = -3;
     fancy.comp_nodes = {"gpu0", "gpu1"};
-    fancy.output_dtype = DType::quantized(DTypeEnum::QuantizedS8, 0.25f);
-    VarId q = b.op("TypeCvt", {c}, {{"dtype", DType::quantized(DTypeEnum::QuantizedS8, 0.25f)}}, fancy);
+    // Quantized8Asymm like the filter: a convolution's input and filter share a dtype.
+    fancy.output_dtype = DType::quantized(DTypeEnum::Quantized8Asymm, 0.25f, 3);
+    VarId q = b.op("TypeCvt", {c}, {{"dtype", DType::quantized(DTypeEnum::Quantized8Asymm, 0.25f, 3)}}, fancy);
     VarId conv = b.op("Convolution", {q, p}, {{"stride_h", 2}, {"strategy", 3}, {"workspace_limit", ir::ParamArg(uint64_t{1} << 40)}});
     b.op("AxisAddRemove", {h}, {{"desc", std::vector<ir::AxisDesc>{{ir::AxisDescMethod::ADD_1, 0}}}});
     b.op("AddUpdate", {conv, conv},
@@ -228,11 +234,20 @@ Graph awkward_graph() {
     Graph g = b.finish();
     // What passes and loaders leave: a producer appended after its consumer, a var
     // dtype the builder would not derive, a loaded output's original id, a tensor
-    // without a comp node, an empty-named operator.
+    // without a comp node, an empty-named operator. Passes and loaders infer the
+    // operators they add (ir/infer.h), as this does.
+    auto infer_added = [&g](OprId o) {
+        ir::InferState st;
+        st.resize(g.vars.size());
+        ir::infer_operator(g, o, st);
+        ir::apply_inferred(g, st, o);
+    };
     ir::OpOptions late;
     late.name = "late";
-    OprId l = ir::append_op(g, ir::find_op("Elemwise"), std::vector<VarId>{x},
+    // Of s0, so it stands in for `a` with the same dtype and shape.
+    OprId l = ir::append_op(g, ir::find_op("Elemwise"), std::vector<VarId>{s0},
                             ir::make_params(ir::op_def(ir::find_op("Elemwise")), {{"mode", "RELU"}}, "late"), late);
+    infer_added(l);
     g.redirect(a, g.output_var(l, 0));
     g.vars.dtype[c.value] = DType::of(DTypeEnum::Float16);
     g.vars.original_id[conv.value] = 77;
@@ -243,11 +258,12 @@ Graph awkward_graph() {
     ir::OpOptions shuffle;
     shuffle.name = "shuffle";
     OprId d = ir::append_op(g, ir::find_op("Dimshuffle"), std::vector<VarId>{x},
-                            ir::make_params(ir::op_def(ir::find_op("Dimshuffle")), {{"pattern", std::vector<int32_t>{1, 0}}},
+                            ir::make_params(ir::op_def(ir::find_op("Dimshuffle")), {{"pattern", std::vector<int32_t>{0, 1, 3, 2}}},
                                             "shuffle"),
                             shuffle);
     ir::ParamValue& dp = g.params[g.oprs.params[d.value].begin];
     dp.fields[ir::find_field(ir::param_table(dp.table), "ndim")] = int64_t{0};
+    infer_added(d);
     g.outputs.push_back(g.output_var(d, 0));
     return g;
 }
@@ -325,9 +341,10 @@ TEST(GraphJson, QuantizedDtypesMayBeWrittenFlatOrAsAnObject) {
 }
 
 TEST(GraphJson, CommentsNestedValuesFillAndEnumNamesWithoutUnderscoreAreAccepted) {
+    // x is Float16 like m (Elemwise inputs share a dtype) and 4-D (NCHW Pooling).
     Graph g = parse_graph_json(doc(R"(
         // a comment
-        "inputs": [{"name": "x", "dtype": "Float32", "shape": [2, 2]}],
+        "inputs": [{"name": "x", "dtype": "Float16", "shape": [1, 1, 2, 2]}],
         "constants": [{"name": "m", "dtype": "Float16", "shape": [2, 2], "values": [[1, 2], [3, 0.5]]},
                       {"name": "z", "dtype": "Bool", "shape": [3], "fill": true}],
         "operators": [{"op": "Elemwise", "name": "mx", "inputs": ["x", "m"], "params": {"mode": "MAX"}},

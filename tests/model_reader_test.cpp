@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "engine/dump.h"
@@ -278,25 +279,47 @@ TEST(ModelReader, ReadsTheAppendixCExampleAsBuilt) {
 }
 
 TEST(ModelReader, ConvertReproducesAppendixCByteForByteInBothFormats) {
-    for (const auto& spec : {test::appendix_c_v1(), test::appendix_c_v2()}) {
+    // FBS v1 has no middle tensors: C.1 converts to itself. C.2 is FBS_V2 without
+    // MiddleTensor shapes; converting it infers them and gives C.3, as MegEngine's
+    // own load-and-dump does, and C.3 converts to itself.
+    const auto v1 = test::appendix_c_v1(), v2 = test::appendix_c_v2(), v3 = test::appendix_c_v3_shapes();
+    const std::pair<std::vector<uint8_t>, std::vector<uint8_t>> cases[] = {{v1, v1}, {v2, v3}, {v3, v3}};
+    for (const auto& [spec, want] : cases) {
         formats::LoadedModel m = test::load_bytes(test::owned_bytes(spec));
-        EXPECT_EQ(test::as_u8(engine::dump_graph(m.graph, engine::redump_options(m)).bytes.to_bytes()), spec);
+        EXPECT_EQ(test::as_u8(engine::dump_graph(m.graph, engine::redump_options(m)).bytes.to_bytes()), want);
+    }
+    // Reading C.2 (or C.3) and converting it to FBS v1 still gives C.1.
+    for (const auto& spec : {v2, v3}) {
+        formats::LoadedModel m = test::load_bytes(test::owned_bytes(spec));
+        engine::DumpOptions o = engine::redump_options(m);
+        o.dump_format = engine::DumpFormat::FBS;
+        EXPECT_EQ(test::as_u8(engine::dump_graph(m.graph, o).bytes.to_bytes()), v1);
     }
 }
 
 TEST(ModelReader, ConvertCommandReproducesAppendixCFiles) {
     const std::string dir = ::testing::TempDir();
     int k = 0;
-    for (const auto& spec : {test::appendix_c_v1(), test::appendix_c_v2()}) {
+    // C.1 converts to itself; C.2 (FBS_V2 without MiddleTensor shapes) converts to
+    // C.3, the shapes inferred as MegEngine's load-and-dump does.
+    const auto v1 = test::appendix_c_v1(), v2 = test::appendix_c_v2(), v3 = test::appendix_c_v3_shapes();
+    const std::pair<std::vector<uint8_t>, std::vector<uint8_t>> cases[] = {{v1, v1}, {v2, v3}, {v3, v3}};
+    for (const auto& [spec, want] : cases) {
         const std::string in = dir + "/appendix_c_" + std::to_string(k) + ".mge";
         const std::string out = dir + "/appendix_c_" + std::to_string(k++) + ".out.mge";
         std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(spec.data()), spec.size());
         const std::string cmd = test::cli_path() + " convert " + in + " -o " + out + " > /dev/null";
         ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-        EXPECT_EQ(read_file(out), spec);
+        EXPECT_EQ(read_file(out), want);
         const std::string verify = test::cli_path() + " verify " + in + " > /dev/null";
         EXPECT_EQ(std::system(verify.c_str()), 0) << verify;
     }
+    // And C.2 converted to FBS v1 gives C.1.
+    const std::string in = dir + "/appendix_c_v2_to_v1.mge", out = dir + "/appendix_c_v2_to_v1.out.mge";
+    std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(v2.data()), v2.size());
+    const std::string cmd = test::cli_path() + " convert " + in + " -o " + out + " --dump-format FBS > /dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    EXPECT_EQ(read_file(out), v1);
 }
 
 TEST(ModelReader, ReadsAppendedGraphsOneAfterAnother) {
@@ -315,7 +338,9 @@ TEST(ModelReader, ReadsAppendedGraphsOneAfterAnother) {
     formats::LoadedModel alone = test::load_bytes(test::owned_bytes(v1));
     EXPECT_EQ(engine::compare_graphs(alone.graph, models[1].graph, engine::redump_compare_options(alone)),
               std::vector<std::string>{});
-    EXPECT_EQ(test::as_u8(engine::dump_graph(models[2].graph, engine::redump_options(models[2])).bytes.to_bytes()), v2);
+    // The third graph is C.2; dumped again, its MiddleTensors gain their inferred shapes (C.3).
+    EXPECT_EQ(test::as_u8(engine::dump_graph(models[2].graph, engine::redump_options(models[2])).bytes.to_bytes()),
+              test::appendix_c_v3_shapes());
     // Only the first graph by default.
     EXPECT_EQ(formats::read_model(ir::Bytes(*bytes), bytes).bytes_consumed, v2.size());
     // Trailing bytes that are not a graph are an error, with the offset.

@@ -52,7 +52,10 @@ ir::Graph conv_net() {
     ir::VarId z = b.op("Elemwise", {y, bias}, {{"mode", "FUSE_ADD_RELU"}}, add_opts);
     ir::VarId p = b.op("Pooling", {z}, {{"mode", "AVERAGE"}, {"window_h", 2}, {"window_w", 2}});
     ir::VarId q = b.constant(DType::quantized(DTypeEnum::QuantizedS8, 0.125f), {4}, {std::byte{1}, std::byte{2}, std::byte{0xfe}, std::byte{4}});
-    ir::VarId h = b.constant(DType::of(DTypeEnum::Float16), {2}, {std::byte{0}, std::byte{0x3c}, std::byte{0}, std::byte{0x40}});
+    // Four halves (1, 2, 3, 4), so the MUL below has operands of one shape.
+    ir::VarId h = b.constant(DType::of(DTypeEnum::Float16), {4},
+                             {std::byte{0}, std::byte{0x3c}, std::byte{0}, std::byte{0x40}, std::byte{0}, std::byte{0x42},
+                              std::byte{0}, std::byte{0x44}});
     ir::VarId qf = b.op("TypeCvt", {q}, {{"dtype", DType::of(DTypeEnum::Float32)}});
     ir::OpOptions cvt;
     cvt.output_dtype = DType::of(DTypeEnum::Float32);
@@ -72,15 +75,17 @@ ir::Graph multi_output() {
     holder.outputs = 2;
     holder.name = "params";
     ir::OprId hold = b.add_op(ir::find_op("MultipleDeviceTensorHolder"), {}, {}, holder);
-    const uint32_t s1[] = {4}, s2[] = {2, 2};
+    // TopK takes a 2-D input: p0 is [1,4], its top 2 are [1,2].
+    const uint32_t s1[] = {1, 4}, s2[] = {2, 2};
     b.add_tensor(hold, "p0", ir::TensorMethod::ValueShared, DType::of(DTypeEnum::Float32), s1, "xpux:0",
                  g.blobs.add_owned(floats(4, 1.0f)));
     b.add_tensor(hold, "p1", ir::TensorMethod::ValueShared, DType::of(DTypeEnum::Float32), s2, "xpux:0",
                  g.blobs.add_owned(floats(4, 9.0f)));
     ir::VarId p0 = g.output_var(hold, 0), p1 = g.output_var(hold, 1);
     ir::VarId x = b.input("x", DType::of(DTypeEnum::Float32), {8});
-    ir::VarId sizes_a = b.constant<int32_t>({1}, {3});
-    ir::VarId sizes_b = b.constant<int32_t>({1}, {5});
+    // Split [8] into [2] and [6]: the first part broadcasts against TopK's [1,2].
+    ir::VarId sizes_a = b.constant<int32_t>({1}, {2});
+    ir::VarId sizes_b = b.constant<int32_t>({1}, {6});
     ir::OpOptions split;
     split.outputs = 2;
     ir::VarId s = b.op("Split", {x, sizes_a, sizes_b}, {{"axis", 0}}, split);

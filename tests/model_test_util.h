@@ -34,6 +34,12 @@ inline std::vector<uint8_t> as_u8(const std::vector<std::byte>& v) {
 }
 
 inline std::vector<uint8_t> appendix_c_v1() { return spec_hex_dump("### C.1 FBS v1"); }
+// C.2: FBS_V2 without middle-tensor shapes (a writer that does not infer them);
+// kept as an input vector.
 inline std::vector<uint8_t> appendix_c_v2() { return spec_hex_dump("### C.2 FBS_V2"); }
+// C.3: the same graph in FBS_V2 with every MiddleTensor's inferred shape, as
+// MegEngine writes it (760 bytes) — what dumping the Appendix C graph, or
+// converting C.2 to FBS_V2, gives.
+inline std::vector<uint8_t> appendix_c_v3_shapes() { return spec_hex_dump("### C.3 FBS_V2"); }
 
 }  // namespace mgedump::test

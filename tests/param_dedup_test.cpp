@@ -24,11 +24,13 @@ std::vector<std::byte> floats(std::initializer_list<float> v) {
 }
 
 // y = (x + c1) * c2, with c2 given separately so tests choose whether it equals c1.
+// A c2 of another dtype is converted to Float32 first (Elemwise inputs share a dtype).
 ir::Graph two_constants(std::vector<std::byte> c1, std::vector<std::byte> c2, DType d2 = DType::of(DTypeEnum::Float32)) {
     ir::GraphBuilder b;
     auto x = b.input("x", DType::of(DTypeEnum::Float32), {1, 4});
     auto k1 = b.constant(DType::of(DTypeEnum::Float32), {4}, std::move(c1), "c1");
     auto k2 = b.constant(d2, {4}, std::move(c2), "c2");
+    if (d2 != DType::of(DTypeEnum::Float32)) k2 = b.op("TypeCvt", {k2}, {{"dtype", DType::of(DTypeEnum::Float32)}});
     auto s = b.op("Elemwise", {x, k1}, {{"mode", "ADD"}});
     auto y = b.op("Elemwise", {s, k2}, {{"mode", "MUL"}});
     b.output(y, "y");

@@ -53,7 +53,7 @@ TEST(StripInfo, AConvolutionGraphListsItsTypeinfoNamesAndTheWorkspaceByte) {
 
 TEST(StripInfo, ElemwiseModesAreSortedWithoutTheSchemaUnderscoreAndOnlyFromReachableOperators) {
     ir::GraphBuilder b;
-    VarId x = b.input("x", kF32, {4});
+    VarId x = b.input("x", kF32, {1, 1, 2, 2});  // 4-D: Pooling (NCHW) takes it
     VarId m = b.op("Elemwise", {x, x}, {{"mode", "MAX"}});
     VarId a = b.op("Elemwise", {m, x}, {{"mode", "ADD"}});
     b.op("Elemwise", {x}, {{"mode", "EXP"}});          // not reached from the output

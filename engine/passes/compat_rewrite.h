@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "engine/dump_options.h"
 #include "ir/graph.h"
@@ -16,6 +18,10 @@ struct RewriteStats {
     uint32_t rewritten = 0;        // operators replaced by a sub-graph
     uint32_t marked_volatile = 0;  // operators kept with some outputs made volatile (CheckNonFinite, FBS v1)
     uint32_t added_operators = 0;  // operators appended (a constant shared by several rewrites counts once)
+    // Each replaced var with the var that stands for it now; a dump checks that
+    // the replacement keeps the inferred dtype and shape, as MegEngine's
+    // replace_var does.
+    std::vector<std::pair<ir::VarId, ir::VarId>> replacements;
 };
 
 struct CompatRewriteOptions {

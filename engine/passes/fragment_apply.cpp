@@ -70,7 +70,8 @@ class ConstantPool {
 
 }  // namespace
 
-uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments) {
+uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments,
+                         std::vector<std::pair<ir::VarId, ir::VarId>>* replaced_vars) {
     const Vocab& v = vocab();
     const size_t old_var_count = g.vars.size();
     std::vector<ir::VarId> redirect(old_var_count);
@@ -108,6 +109,7 @@ uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments) {
             const ir::VarId old_var = g.output_var(f.source, static_cast<uint32_t>(k));
             const ir::VarId new_var = resolve(f.outputs[k]);
             redirect[old_var.value] = new_var;
+            if (replaced_vars) replaced_vars->emplace_back(old_var, new_var);
             // Only a var this fragment created may be renamed: a shared constant or a
             // pre-existing var has a name of its own.
             const bool created_here =

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "engine/passes/fragment.h"
 #include "ir/graph.h"
@@ -16,6 +18,8 @@ namespace mgedump::engine::passes {
 // ImmutableTensors does. New operators take their source's priority (MegEngine's
 // optimizer does the same for operators it inserts); a replacement var takes the
 // replaced var's name and, when it has none of its own, its shape.
-uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments);
+// `replaced` receives every (replaced var, replacement var) pair, in fragment order.
+uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments,
+                         std::vector<std::pair<ir::VarId, ir::VarId>>* replaced = nullptr);
 
 }  // namespace mgedump::engine::passes

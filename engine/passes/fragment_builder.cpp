@@ -213,4 +213,25 @@ Ref FragmentBuilder::uniform_rng(Ref shape, uint64_t seed) {
                kFloat32);
 }
 
+Ref FragmentBuilder::broadcast(Ref x, Ref shape) {
+    return add(vocab_.broadcast, {ir::default_param(vocab_.empty_param)}, {x, shape}, dtype(x));
+}
+
+Ref FragmentBuilder::scalar_of(ir::DType dtype, double value, ir::VarId like) {
+    std::vector<std::byte> bytes(ir::dtype_storage_bytes(dtype.type, 1));
+    auto put = [&](auto v) { std::memcpy(bytes.data(), &v, std::min(bytes.size(), sizeof v)); };
+    switch (dtype.type) {
+        case ir::DTypeEnum::Float32: put(static_cast<float>(value)); break;
+        case ir::DTypeEnum::Int32: put(static_cast<int32_t>(value)); break;
+        case ir::DTypeEnum::Int16: put(static_cast<int16_t>(value)); break;
+        case ir::DTypeEnum::Uint16: put(static_cast<uint16_t>(value)); break;
+        case ir::DTypeEnum::Int8: put(static_cast<int8_t>(value)); break;
+        case ir::DTypeEnum::Uint8:
+        case ir::DTypeEnum::Bool: put(static_cast<uint8_t>(value)); break;
+        default:
+            throw GraphError(fmt::format("{}: cannot make a {} constant", describe(), ir::dtype_name(dtype.type)));
+    }
+    return add_constant(dtype, {1}, std::move(bytes), like);
+}
+
 }  // namespace mgedump::engine::passes

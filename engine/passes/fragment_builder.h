@@ -73,6 +73,9 @@ class FragmentBuilder {
     // Reshape with OptionalAxisV1 unspec axis (7 = none).
     Ref reshape(Ref x, Ref shape, int32_t unspec_axis = 7);
     Ref uniform_rng(Ref shape, uint64_t seed);
+    Ref broadcast(Ref x, Ref shape);
+    // A constant of shape [1] holding `value` in `dtype` (float, int or Bool).
+    Ref scalar_of(ir::DType dtype, double value, ir::VarId like);
 
     // The replacement of the source's output 0 (the only one any rule replaces).
     void set_output(Ref r) { fragment_.outputs = {r}; }

@@ -52,6 +52,7 @@ Vocab build() {
     v.subtensor = op("Subtensor");
     v.concat = op("Concat");
     v.reshape = op("Reshape");
+    v.broadcast = op("Broadcast");
     v.uniform_rng = op("UniformRNG");
     v.where = op("Where");
     v.softmax = op("Softmax");
@@ -71,6 +72,7 @@ Vocab build() {
     v.index_desc_param = table("IndexDescMaskDump");
     v.axis_param = table("Axis");
     v.uniform_rng_param = table("UniformRNG");
+    v.empty_param = table("Empty");
 
     auto n = [](auto mode) { return static_cast<uint32_t>(mode); };
     // clang-format off

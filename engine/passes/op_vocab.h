@@ -29,11 +29,11 @@ enum class ReduceMode : uint32_t { SUM = 0, SUM_SQR = 1, PRODUCT = 2, MAX = 4, M
 struct Vocab {
     // Operators.
     ir::OpTypeId immutable_tensor, elemwise, elemwise_multi_type, type_cvt, pow_c, reduce, get_var_shape,
-        subtensor, concat, reshape, uniform_rng, where, softmax, layer_norm, group_norm, group_norm_backward,
+        subtensor, concat, reshape, broadcast, uniform_rng, where, softmax, layer_norm, group_norm, group_norm_backward,
         instance_norm, instance_norm_backward, dropout, check_non_finite;
     // Param tables of the operators the rewrites create.
     ir::ParamTableId elemwise_param, pow_c_param, dtype_param, reduce_param, optional_axis_v1_param,
-        index_desc_param, axis_param, uniform_rng_param;
+        index_desc_param, axis_param, uniform_rng_param, empty_param;
 };
 
 // Built on first use (thread-safe); throws Error if a registry lacks an entry or a mode

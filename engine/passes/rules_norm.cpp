@@ -93,7 +93,10 @@ void rewrite_backward(FragmentBuilder& b, bool per_channel) {
     Ref diff = b.in(0), data = b.in(1), weight = b.in(2), mean = b.in(3), rstd = b.in(4);
     Ref half = b.scalar_f32(0.5f, data_var);
     Ref eps = b.scalar_f32(static_cast<float>(b.float_field("eps")), data_var);
-    Ref one = b.scalar_i32(1, data_var);
+    // MegEngine writes DTypeScalar(1) and DTypeScalar(size) (Int32), but its
+    // Elemwise::make promotes them to Float32 against the Float32 operands and the
+    // file holds Float32 constants (realdata opmatrix.GroupNormBackward.N1_G1).
+    Ref one = b.scalar_f32(1.0f, data_var);
     Ref origin_shape = b.get_var_shape(data);
     const std::array<int32_t, 3> grouped{s.n, g, size};
     Ref flat = b.reshape(data, b.vector_i32(grouped, data_var));
@@ -102,7 +105,7 @@ void rewrite_backward(FragmentBuilder& b, bool per_channel) {
     Ref inv_std = b.elemwise(Ew::TRUE_DIV, {one, std});
     Ref x_hat = b.elemwise(Ew::MUL, {b.elemwise(Ew::SUB, {flat, mean}), inv_std});
     x_hat = b.reshape(x_hat, origin_shape);
-    Ref size_node = b.scalar_i32(size, data_var);
+    Ref size_node = b.scalar_f32(static_cast<float>(size), data_var);
     Ref scale = b.elemwise(Ew::TRUE_DIV, {inv_std, size_node});
 
     Ref dx_hat = b.elemwise(Ew::MUL, {diff, weight});

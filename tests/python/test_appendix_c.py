@@ -7,7 +7,9 @@ from testdata import spec_hex_dump, xxh64
 
 V1_HASH_SEED = 0x4B4E74B36B5D11
 V1_HASH_OFFSET = 0x54  # Graph.hash in the C.1 dump
-ORIGINAL_ID_OFFSET = 0x6C  # the output's original_id in both dumps
+ORIGINAL_ID_OFFSET = 0x6C  # the output's original_id in C.1 and C.2
+C3_ORIGINAL_ID_OFFSET = 0x64  # ... and in C.3 (its MiddleTensor shapes move it)
+C1, C2, C3 = "### C.1 FBS v1", "### C.2 FBS_V2", "### C.3 FBS_V2"
 
 
 def appendix_c_graph():
@@ -18,12 +20,12 @@ def appendix_c_graph():
     return g, out
 
 
-def with_original_id(expected, original_id):
+def with_original_id(expected, original_id, offset=ORIGINAL_ID_OFFSET):
     # The example's output original_id is 7 ("arbitrary"); a graph built here numbers
     # the output var by its index, 2. Everything else must match as is.
-    assert int.from_bytes(expected[ORIGINAL_ID_OFFSET:ORIGINAL_ID_OFFSET + 4], "little") == 7
+    assert int.from_bytes(expected[offset:offset + 4], "little") == 7
     patched = bytearray(expected)
-    patched[ORIGINAL_ID_OFFSET:ORIGINAL_ID_OFFSET + 4] = original_id.to_bytes(4, "little")
+    patched[offset:offset + 4] = original_id.to_bytes(4, "little")
     return patched
 
 
@@ -46,22 +48,29 @@ def test_fbs_v1_dump_matches_appendix_c1():
     assert result == mgedump.CompGraphDumpResult(3, 492, 12, content_hash, ["data"], ["out"], [])
 
 
-def test_fbs_v2_dump_matches_appendix_c2():
+def test_fbs_v2_dump_matches_appendix_c3():
+    # Every var's shape is static, so the MiddleTensors carry their shapes: C.3 (760
+    # bytes), as MegEngine writes this graph; C.2 (712) is the shape-less form.
     g, out = appendix_c_graph()
     out.name = "out"
     data, result = mgedump.dump_graph([out])
-    assert data == bytes(with_original_id(spec_hex_dump("### C.2 FBS_V2"), 2))
-    assert result == mgedump.CompGraphDumpResult(3, 712, 12, 0, ["data"], ["out"], [])
+    expected = spec_hex_dump(C3)
+    assert len(expected) == 760
+    assert data == bytes(with_original_id(expected, 2, C3_ORIGINAL_ID_OFFSET))
+    assert result == mgedump.CompGraphDumpResult(3, 760, 12, 0, ["data"], ["out"], [])
 
 
-@pytest.mark.parametrize("heading,fmt", [("### C.1 FBS v1", "FBS"), ("### C.2 FBS_V2", "FBS_V2")])
-def test_appendix_c_bytes_load_and_dump_back_unchanged(heading, fmt):
-    expected = spec_hex_dump(heading)
-    graph, by_name, outputs, metadata = mgedump.load_graph(expected)
+# (read, format, expected): C.1 dumps back to itself; C.2 has no MiddleTensor shapes,
+# and dumping it again infers them and gives C.3, as MegEngine's own load-and-dump
+# does; C.3 dumps back to itself; C.2 and C.3 to FBS v1 (no middle tensors) give C.1.
+@pytest.mark.parametrize("heading,fmt,want", [(C1, "FBS", C1), (C2, "FBS_V2", C3), (C3, "FBS_V2", C3),
+                                              (C2, "FBS", C1), (C3, "FBS", C1)])
+def test_appendix_c_bytes_load_and_dump_back(heading, fmt, want):
+    graph, by_name, outputs, metadata = mgedump.load_graph(spec_hex_dump(heading))
     assert list(by_name) == ["out"]
     assert [o.type for o in graph.operators] == ["Host2DeviceCopy", "ImmutableTensor", "Elemwise"]
     assert outputs[0].owner.params["mode"] == "ADD"
     assert outputs[0].owner.inputs[1].value.tolist() == [1.0, 2.0, 3.0]
     assert metadata == mgedump.Metadata()
     data, _ = mgedump.dump_graph(outputs, dump_format=fmt)
-    assert data == expected
+    assert data == spec_hex_dump(want)

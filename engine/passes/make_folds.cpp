@@ -1,0 +1,189 @@
+// Which operators MegEngine's make functions fold, and into what. Only the folds
+// whose result is not an operator of the recorded type are lowered: those are the
+// files MegEngine's loader refuses. Folds that give an ImmutableTensor (which the
+// loader accepts, serializer_oss_v2.cpp:765) or another Elemwise (LOG(1+x) →
+// LOG1P) load as written and compute the same values, so they are left alone.
+#include "engine/passes/make_folds.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "engine/passes/fragment_apply.h"
+#include "engine/passes/fragment_builder.h"
+#include "ir/infer/values.h"
+#include "ir/op_registry.h"
+#include "ir/order.h"
+
+namespace mgedump::engine {
+namespace {
+
+using passes::Ew;
+using passes::FragmentBuilder;
+using passes::Ref;
+
+// mgb::almost_equal for float (src/core/include/megbrain/utils/arith_helper.h).
+bool almost_equal(float x, float y) {
+    return std::abs(x - y) < std::numeric_limits<float>::epsilon() * std::abs(x + y) ||
+           std::abs(x - y) < std::numeric_limits<float>::min();
+}
+
+struct Folder {
+    const ir::Graph& g;
+    const passes::Vocab& v = passes::vocab();
+
+    ir::OpTypeId type_of(ir::VarId x) const { return g.oprs.type[g.vars.owner[x.value].value]; }
+    ir::OprId owner(ir::VarId x) const { return g.vars.owner[x.value]; }
+
+    int64_t elemwise_mode(ir::OprId o) const { return std::get<int64_t>(g.params_of(o)[0].fields[0]); }
+
+    // SymbolVar::as_immutable_scalar (symbol_var.cpp:46): through Broadcast and
+    // Reshape to a constant with one element. Constants here are ImmutableTensors
+    // of shape [1] (MegEngine's own scalars); other constant-valued vars are not
+    // recognised, so a fold they would allow is not made (the file stays loadable
+    // only if MegEngine does not make it either: noted in ONNX_IMPORT.md).
+    std::optional<float> immutable_scalar(ir::VarId x) const {
+        while (type_of(x) == v.broadcast || type_of(x) == v.reshape) x = g.inputs_of(owner(x))[0];
+        const ir::OprId o = owner(x);
+        if (type_of(x) != v.immutable_tensor || g.oprs.tensors[o.value].count != 1) return std::nullopt;
+        const ir::TensorId t(g.oprs.tensors[o.value].begin);
+        auto shape = g.tensor_shape(t);
+        if (shape.size() != 1 || shape[0] != 1) return std::nullopt;
+        auto value = ir::decode_elements(g.tensors.dtype[t.value], g.blobs.bytes(g.tensors.blob[t.value]), 1);
+        if (!value) return std::nullopt;
+        return static_cast<float>((*value)[0]);
+    }
+    bool is_const(ir::VarId x, float want) const {
+        auto k = immutable_scalar(x);
+        return k && almost_equal(*k, want);
+    }
+
+    // check_is_shape_of (tensor_manip.cpp:22), its structural half: `shp` is
+    // GetVarShape(a) with no axis.
+    bool is_shape_of(ir::VarId shp, ir::VarId a) const {
+        const ir::OprId o = owner(shp);
+        if (type_of(shp) != v.get_var_shape) return false;
+        auto in = g.inputs_of(o);
+        return in.size() == 1 && in[0] == a && std::get<int64_t>(g.params_of(o)[0].fields[0]) == 7;
+    }
+
+    // What make returns instead of the operator.
+    struct Fold {
+        enum Kind { None, Input, Filled } kind = None;
+        ir::VarId var;      // Input: the var returned; Filled: the var whose shape is filled
+        double value = 0;   // Filled: the value
+    };
+    static Fold none() { return {}; }
+    // broadcast_tshp(src, {src, scalar}) of inplace.cpp when the scalar is a [1]
+    // constant: GetVarShape::make drops it, so this is Broadcast(src,
+    // GetVarShape(src)), which Broadcast::make returns as src itself.
+    static Fold input(ir::VarId x) { return {Fold::Input, x, 0}; }
+    // Broadcast(scalar `value` of x's dtype, GetVarShape(x)): MUL(x, 0), POW(x, 0).
+    static Fold filled(ir::VarId x, double value) { return {Fold::Filled, x, value}; }
+
+    Fold fold(ir::OprId o) const {
+        const ir::OpTypeId type = g.oprs.type[o.value];
+        auto in = g.inputs_of(o);
+        // Concat::make (tensor_manip.cpp:1265): one input is returned as it is.
+        if (type == v.concat) return in.size() == 1 ? input(in[0]) : none();
+        // Reshape::make (:346), Broadcast::make (:412): to the input's own shape.
+        if (type == v.reshape || type == v.broadcast)
+            return in.size() == 2 && is_shape_of(in[1], in[0]) ? input(in[0]) : none();
+        if (type != v.elemwise) return none();
+        // Elemwise::make → gopt::optimize_elemwise_expr_inplace (inplace.cpp), at
+        // the loader's default graph_opt_level 2; the first optimizer that matches wins.
+        const auto mode = static_cast<Ew>(elemwise_mode(o));
+        if (in.size() == 2 && !(g.vars.dtype[in[0].value] == g.vars.dtype[in[1].value])) return none();
+        switch (mode) {
+            case Ew::ADD:    // identical_op<0>
+            case Ew::MUL: {  // identical_op<1>, then absorbing_element<0>
+                if (in.size() != 2) return none();
+                // lhs is the constant if it is one, else rhs.
+                const size_t k = immutable_scalar(in[0]) ? 0 : 1;
+                if (!immutable_scalar(in[k])) return none();
+                if (is_const(in[k], mode == Ew::ADD ? 0.f : 1.f)) return input(in[1 - k]);
+                if (mode == Ew::MUL && is_const(in[k], 0.f)) return filled(in[1 - k], 0);
+                return none();
+            }
+            case Ew::POW:
+                if (in.size() != 2) return none();
+                if (is_const(in[1], 0.f)) return filled(in[0], 1);
+                if (is_const(in[1], 1.f)) return input(in[0]);
+                return none();
+            case Ew::LOG: {
+                // log(exp(x)) → x (the second LOG optimizer; the first only turns
+                // log(a*b) / log(a/b) with an exp operand into other Elemwise).
+                if (in.size() != 1 || type_of(in[0]) != v.elemwise) return none();
+                const ir::OprId inner = owner(in[0]);
+                if (static_cast<Ew>(elemwise_mode(inner)) != Ew::EXP) return none();
+                return input(g.inputs_of(inner)[0]);
+            }
+            case Ew::FLOOR_DIV: {
+                // x // 1 on integers is x (on floats it becomes FLOOR: still an Elemwise).
+                if (in.size() != 2) return none();
+                const ir::DType d = g.vars.dtype[in[0].value];
+                const bool integer = d.valid && (d.type == ir::DTypeEnum::Int32 || d.type == ir::DTypeEnum::Int16 ||
+                                                 d.type == ir::DTypeEnum::Int8 || d.type == ir::DTypeEnum::Uint8 ||
+                                                 d.type == ir::DTypeEnum::Uint16);
+                return integer && is_const(in[1], 1.f) ? input(in[0]) : none();
+            }
+            default: return none();
+        }
+    }
+
+    void write(const Fold& f, FragmentBuilder& b) const {
+        if (f.kind == Fold::Input) {
+            b.set_output(Ref::var(f.var));
+            return;
+        }
+        Ref value = b.scalar_of(passes::effective_dtype(g, f.var), f.value, f.var);
+        b.set_output(b.broadcast(value, b.get_var_shape(Ref::var(f.var))));
+    }
+};
+
+}  // namespace
+
+bool needs_make_folds(const ir::Graph& g, std::span<const ir::OprId> order) {
+    const Folder folder{g};
+    for (ir::OprId o : order)
+        if (folder.fold(o).kind != Folder::Fold::None) return true;
+    return false;
+}
+
+uint32_t apply_make_folds(ir::Graph& g, std::span<const ir::OprId> first_order) {
+    uint32_t folded = 0;
+    std::vector<ir::OprId> order(first_order.begin(), first_order.end());
+    const ir::StrId default_comp_node = g.strings.intern("xpux:0");
+    // A fold can make another (log(exp(x * 1))): repeat until none is left. Each
+    // round takes at least one operator out of the reachable graph, so this ends.
+    for (size_t round = 0; round <= first_order.size(); ++round) {
+        const passes::VarCompNodes comp_nodes(g, order, default_comp_node);
+        std::vector<passes::Fragment> fragments;
+        {
+            const Folder folder{g};
+            for (ir::OprId o : order) {
+                const Folder::Fold f = folder.fold(o);
+                if (f.kind == Folder::Fold::None) continue;
+                FragmentBuilder b(g, comp_nodes, o);
+                folder.write(f, b);
+                fragments.push_back(std::move(b).take());
+            }
+        }
+        if (fragments.empty()) break;
+        folded += static_cast<uint32_t>(fragments.size());
+        std::vector<ir::StrId> names;
+        for (ir::VarId out : g.outputs) names.push_back(g.vars.name[out.value]);
+        passes::apply_fragments(g, fragments);
+        // A requested output keeps the name it was asked for, as naming the var
+        // MegEngine's make returned would; an input, constant or param keeps its own.
+        for (size_t i = 0; i < g.outputs.size(); ++i) {
+            const ir::VarId out = g.outputs[i];
+            if (g.oprs.tensors[g.vars.owner[out.value].value].count == 0) g.vars.name[out.value] = names[i];
+        }
+        order = ir::dump_order(g);
+    }
+    return folded;
+}
+
+}  // namespace mgedump::engine

@@ -1,0 +1,30 @@
+#include "engine/passes/rewrite_check.h"
+
+#include <fmt/format.h>
+
+#include "ir/describe.h"
+#include "ir/error.h"
+#include "ir/infer/shape_util.h"
+
+namespace mgedump::engine {
+
+void check_rewrites_keep_vars(const ir::Graph& g, const ir::InferState& before, const ir::InferState& after,
+                              std::span<const std::pair<ir::VarId, ir::VarId>> replacements) {
+    for (const auto& [old_var, new_var] : replacements) {
+        const ir::DType d0 = before.dtype(g, old_var), d1 = after.dtype(g, new_var);
+        const ir::Shape s0 = before.shape(g, old_var), s1 = after.shape(g, new_var);
+        const bool dtype_differs = d0.valid && d1.valid && !(d0 == d1);
+        const bool shape_differs = s0.known() && s1.known() && !(s0 == s1);
+        if (!dtype_differs && !shape_differs) continue;
+        const ir::OprId source = g.vars.owner[old_var.value];
+        const ir::Range outs = g.oprs.outputs[source.value];
+        throw GraphError(fmt::format(
+            "{}: its compatibility rewrite would turn output {} from {} {} into {} {}; MegEngine's dumper refuses "
+            "the same rewrite ({} mismatch for replace_var). Dump with no_change_graph=True (--no-change-graph) to "
+            "keep the operator as it is",
+            ir::describe_opr(g, source), old_var.value - outs.begin, ir::dtype_string(d0), ir::shape_string(s0),
+            ir::dtype_string(d1), ir::shape_string(s1), dtype_differs ? "dtype" : "shape"));
+    }
+}
+
+}  // namespace mgedump::engine

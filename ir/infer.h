@@ -1,0 +1,92 @@
+// Static inference of every var's dtype, shape and (for small tensors) value, by
+// MegEngine's rules: what MegEngine computes when it builds each operator (MegDNN's
+// deduce_layout / deduce_dtype / check_exec, the operator's init_output_dtype and
+// static-infer descriptors, its input-count and dtype assertions). A graph that
+// breaks a rule is refused here, before a byte is written, with the operator, its
+// inputs and the rule in words.
+//
+// Unknown stays unknown: an output whose shape depends on a value MegEngine cannot
+// infer statically (CondTake, a Reshape to a computed shape) gets no shape, and so
+// does everything computed from it; only a rule that needs the missing fact refuses.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace mgedump::ir {
+
+// MegEngine's TensorShape::MAX_NDIM.
+inline constexpr uint32_t kMaxNdim = 7;
+
+// A shape as MegEngine's static inference holds it: ndim 0 means "not known"
+// (a graph var always has at least one dim; a scalar is [1]).
+struct Shape {
+    uint32_t ndim = 0;
+    std::array<uint32_t, kMaxNdim> dim{};
+
+    bool known() const { return ndim > 0; }
+    std::span<const uint32_t> dims() const { return {dim.data(), ndim}; }
+    uint64_t elements() const;
+    uint32_t operator[](size_t i) const { return dim[i]; }
+    uint32_t& operator[](size_t i) { return dim[i]; }
+    bool operator==(const Shape& o) const;
+    // Throws GraphError when `dims` has more than kMaxNdim entries.
+    static Shape of(std::span<const uint32_t> dims);
+    static Shape of(std::initializer_list<uint32_t> dims) { return of(std::span<const uint32_t>(dims.begin(), dims.size())); }
+};
+// "[1,3,32,32]", or "unknown".
+std::string shape_string(const Shape& s);
+
+// A statically known value, row-major. Doubles hold every Int32, Int16, Uint8,
+// Bool and Float32 element exactly; quantized values are their storage integers.
+struct StaticValue {
+    std::vector<double> elems;
+};
+// Values are tracked only for tensors this small (shape and index tensors):
+// decoding every weight into doubles would cost more than the dump.
+inline constexpr uint64_t kMaxStaticValueElements = 4096;
+
+// What inference found, by VarId: dtype (invalid = not inferred), shape (ndim 0 =
+// not known) and value (null = not known). Rules read their inputs from here,
+// falling back to the graph's own record (an input's tensor, a file's
+// MiddleTensor shape) where inference knows nothing.
+struct InferState {
+    std::vector<DType> dtypes;
+    std::vector<Shape> shapes;
+    std::vector<std::shared_ptr<const StaticValue>> values;
+
+    void resize(size_t vars);
+    const StaticValue* value(VarId v) const {
+        return v.value < values.size() ? values[v.value].get() : nullptr;
+    }
+    // The inferred dtype, else the graph's.
+    DType dtype(const Graph& g, VarId v) const;
+    // The inferred shape, else the one the graph records (a loaded file's).
+    Shape shape(const Graph& g, VarId v) const;
+};
+
+// Infers `o`'s outputs from its inputs (already inferred) and params into
+// `state`. Throws GraphError naming the operator, its inputs and the rule.
+void infer_operator(const Graph& g, OprId o, InferState& state);
+// Every operator of `order` (a dump order), first to last.
+InferState infer_graph(const Graph& g, std::span<const OprId> order);
+// The same in the graph's own operator order (builders and loaders create
+// operators after their inputs).
+InferState infer_graph(const Graph& g);
+
+// Writes the inferred dtypes and shapes of `o`'s outputs (of every operator,
+// without `o`) into the graph's var table. A shape inference does not know
+// leaves the graph's own record alone.
+void apply_inferred(Graph& g, const InferState& state, OprId o);
+void apply_inferred(Graph& g, const InferState& state);
+
+// Whether the registry operator has a rule (every one should: tested).
+bool has_infer_rule(OpTypeId type);
+
+}  // namespace mgedump::ir

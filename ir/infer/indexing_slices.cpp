@@ -1,0 +1,91 @@
+#include "ir/infer/indexing_slices.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+namespace mgedump::ir::indexing {
+namespace {
+
+std::string opt_string(std::optional<int64_t> v) { return v ? std::to_string(*v) : "None"; }
+
+}  // namespace
+
+std::string apply_slice(uint32_t size_ax_u, std::optional<int64_t> begin_opt, std::optional<int64_t> end_opt,
+                        std::optional<int64_t> step_opt, bool scalar_idx, AxisSlice& out) {
+    const int64_t size_ax = size_ax_u;
+    const int64_t step = step_opt.value_or(1);
+    if (step == 0) return "a slice step can not be zero";
+    // An empty axis maps every position to 0 (Slice::apply's mod_size).
+    auto wrap = [&](int64_t v) -> int64_t { return size_ax == 0 ? 0 : (v < 0 ? v + size_ax : v); };
+    auto out_of_bound = [&] {
+        if (scalar_idx)
+            return fmt::format("index {} is out of bound for an axis of {}", opt_string(begin_opt), size_ax);
+        return fmt::format("slice begin={} end={} step={} is out of bound for an axis of {}", opt_string(begin_opt),
+                           opt_string(end_opt), opt_string(step_opt), size_ax);
+    };
+    int64_t begin, end;
+    if (step > 0) {
+        begin = wrap(begin_opt.value_or(0));
+        end = wrap(end_opt.value_or(size_ax));
+        if (!scalar_idx) {
+            end = std::min(end, size_ax);
+            begin = std::min(begin, end);
+        }
+        if (!(begin >= 0 && end >= begin && end <= size_ax)) return out_of_bound();
+    } else {
+        begin = wrap(begin_opt.value_or(size_ax - 1));
+        end = end_opt ? wrap(*end_opt) : -1;
+        if (!scalar_idx) {
+            begin = std::min(begin, std::max<int64_t>(size_ax - 1, 0));
+            end = std::min(end, begin);
+        }
+        if (!(begin >= 0 && end <= begin && begin < size_ax && end >= -1)) return out_of_bound();
+    }
+    const int64_t step_abs = std::abs(step);
+    out.begin = begin;
+    out.step = step;
+    out.size = static_cast<uint32_t>((std::abs(end - begin) + step_abs - 1) / step_abs);
+    return {};
+}
+
+std::vector<int64_t> contiguous_strides(const Shape& s) {
+    std::vector<int64_t> st(s.ndim);
+    int64_t acc = 1;
+    for (uint32_t i = s.ndim; i-- > 0;) {
+        st[i] = acc;
+        acc *= s.dim[i];
+    }
+    return st;
+}
+
+std::vector<int64_t> view_offsets(const Shape& shape, std::span<const int64_t> strides, int64_t base) {
+    const uint64_t n = shape.elements();
+    std::vector<int64_t> out;
+    out.reserve(n);
+    if (n == 0) return out;
+    std::vector<uint32_t> idx(shape.ndim, 0);
+    int64_t off = base;
+    for (uint64_t k = 0; k < n; ++k) {
+        out.push_back(off);
+        // Odometer: bump the last axis, carrying into earlier ones.
+        for (uint32_t a = shape.ndim; a-- > 0;) {
+            if (++idx[a] < shape.dim[a]) {
+                off += strides[a];
+                break;
+            }
+            off -= strides[a] * static_cast<int64_t>(idx[a] - 1);
+            idx[a] = 0;
+        }
+    }
+    return out;
+}
+
+std::vector<double> gather(const std::vector<double>& src, std::span<const int64_t> offsets) {
+    std::vector<double> out;
+    out.reserve(offsets.size());
+    for (int64_t o : offsets) out.push_back(src[static_cast<size_t>(o)]);
+    return out;
+}
+
+}  // namespace mgedump::ir::indexing

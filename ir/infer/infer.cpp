@@ -1,0 +1,99 @@
+// Rule dispatch: one table indexed by operator type, built once from the family
+// lists, and the walks that apply it to an operator or a whole graph.
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/infer.h"
+#include "ir/infer/rules.h"
+
+namespace mgedump::ir {
+namespace {
+
+const std::vector<InferRule>& rule_table() {
+    static const std::vector<InferRule> table = [] {
+        std::vector<InferRule> t(op_defs().size(), nullptr);
+        for (auto family : {io_infer_rules(), elemwise_infer_rules(), conv_infer_rules(), image_infer_rules(),
+                            nn_infer_rules(), misc_infer_rules(), shape_infer_rules(), indexing_infer_rules()})
+            for (const InferRuleEntry& e : family) {
+                const OpTypeId id = find_op(e.op);
+                if (!id.valid()) throw Error(fmt::format("inference rules: no operator '{}' in the registry", e.op));
+                if (t[id.value]) throw Error(fmt::format("inference rules: two rules for '{}'", e.op));
+                t[id.value] = e.rule;
+            }
+        return t;
+    }();
+    return table;
+}
+
+// Until an operator has a rule: its outputs take the config dtype or the first
+// input's, with no shape (what mgedump knew before inference existed).
+void unknown_outputs(InferContext& ctx) {
+    DType d = ctx.config_dtype();
+    if (!d.valid && ctx.nr_inputs() > 0) d = ctx.dtype(0);
+    for (size_t k = 0; k < ctx.nr_outputs(); ++k) ctx.set_output(k, d, Shape{});
+}
+
+}  // namespace
+
+bool has_infer_rule(OpTypeId type) {
+    const auto& t = rule_table();
+    return type.valid() && type.value < t.size() && t[type.value] != nullptr;
+}
+
+void InferState::resize(size_t vars) {
+    dtypes.resize(vars, DType::none());
+    shapes.resize(vars);
+    values.resize(vars);
+}
+
+DType InferState::dtype(const Graph& g, VarId v) const {
+    if (v.value < dtypes.size() && dtypes[v.value].valid) return dtypes[v.value];
+    return g.vars.dtype[v.value];
+}
+
+Shape InferState::shape(const Graph& g, VarId v) const {
+    if (v.value < shapes.size() && shapes[v.value].known()) return shapes[v.value];
+    return Shape::of(g.var_shape(v));
+}
+
+void infer_operator(const Graph& g, OprId o, InferState& state) {
+    if (state.values.size() < g.vars.size()) state.resize(g.vars.size());
+    const OpTypeId type = g.oprs.type[o.value];
+    InferContext ctx(g, o, state);
+    const auto& t = rule_table();
+    InferRule rule = type.value < t.size() ? t[type.value] : nullptr;
+    (rule ? rule : unknown_outputs)(ctx);
+    if (!ctx.outputs_done())
+        throw Error(fmt::format("inference rule of {} left an output unset", ctx.def().name));
+}
+
+InferState infer_graph(const Graph& g, std::span<const OprId> order) {
+    InferState state;
+    state.resize(g.vars.size());
+    for (OprId o : order) infer_operator(g, o, state);
+    return state;
+}
+
+InferState infer_graph(const Graph& g) {
+    InferState state;
+    state.resize(g.vars.size());
+    for (uint32_t o = 0; o < g.oprs.size(); ++o) infer_operator(g, OprId(o), state);
+    return state;
+}
+
+void apply_inferred(Graph& g, const InferState& state, OprId o) {
+    const Range outs = g.oprs.outputs[o.value];
+    for (uint32_t v = outs.begin; v < outs.end() && v < state.dtypes.size(); ++v) {
+        if (state.dtypes[v].valid) g.vars.dtype[v] = state.dtypes[v];
+        const Shape& s = state.shapes[v];
+        if (s.known() && !(Shape::of(g.var_shape(VarId(v))) == s)) g.vars.shape[v] = g.add_dims(s.dims());
+    }
+}
+
+void apply_inferred(Graph& g, const InferState& state) {
+    for (uint32_t o = 0; o < g.oprs.size(); ++o) apply_inferred(g, state, OprId(o));
+}
+
+}  // namespace mgedump::ir

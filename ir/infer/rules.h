@@ -1,0 +1,26 @@
+// The inference rules by operator family. Each family file lists its operators
+// by registry name; ir/infer/infer.cpp indexes them by operator type once.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "ir/infer/context.h"
+
+namespace mgedump::ir {
+
+struct InferRuleEntry {
+    std::string_view op;  // registry name (ir/op_defs.cpp)
+    InferRule rule;
+};
+
+std::span<const InferRuleEntry> io_infer_rules();           // rules_io.cpp
+std::span<const InferRuleEntry> elemwise_infer_rules();     // rules_elemwise.cpp
+std::span<const InferRuleEntry> conv_infer_rules();         // rules_conv.cpp
+std::span<const InferRuleEntry> image_infer_rules();        // rules_image.cpp (pooling, resize, warp, padding...)
+std::span<const InferRuleEntry> nn_infer_rules();           // rules_nn.cpp (norms, softmax, matmul, reduce...)
+std::span<const InferRuleEntry> misc_infer_rules();         // rules_misc.cpp (argmax, topk, cumsum, rng, ...)
+std::span<const InferRuleEntry> shape_infer_rules();        // rules_shape.cpp (reshape, concat, ...)
+std::span<const InferRuleEntry> indexing_infer_rules();     // rules_indexing.cpp
+
+}  // namespace mgedump::ir

@@ -1,0 +1,54 @@
+// Inference rules: operators that stand for tensors (io.sereg.h) and custom
+// operators. An output is its tensor: dtype and shape as stored; an
+// ImmutableTensor's value is known statically (MegEngine infers it), a
+// SharedDeviceTensor's or input's is not (it can change between runs).
+#include "ir/infer/rules.h"
+#include "ir/infer/shape_util.h"
+#include "ir/infer/values.h"
+
+namespace mgedump::ir {
+namespace {
+
+void tensor_outputs(InferContext& ctx, bool value_is_static) {
+    const Graph& g = ctx.graph();
+    if (ctx.nr_tensors() != ctx.nr_outputs())
+        ctx.fail("has {} tensors for {} outputs", ctx.nr_tensors(), ctx.nr_outputs());
+    for (uint32_t k = 0; k < ctx.nr_outputs(); ++k) {
+        const TensorId t = ctx.tensor(k);
+        const DType dtype = g.tensors.dtype[t.value];
+        const Shape shape = Shape::of(g.tensor_shape(t));
+        std::shared_ptr<const StaticValue> value;
+        const BlobId blob = g.tensors.blob[t.value];
+        if (value_is_static && blob.valid() && shape.known() && shape.elements() <= kMaxStaticValueElements)
+            if (auto elems = decode_elements(dtype, g.blobs.bytes(blob), shape.elements()))
+                value = std::make_shared<const StaticValue>(StaticValue{std::move(*elems)});
+        ctx.set_output(k, dtype, shape, std::move(value));
+    }
+}
+
+void immutable_tensor(InferContext& ctx) { tensor_outputs(ctx, true); }
+void device_tensor(InferContext& ctx) { tensor_outputs(ctx, false); }
+
+// A custom operator's outputs are defined by its own library, which mgedump
+// does not load: they stay unknown (dtype and shape), as the file has them.
+void custom_op(InferContext& ctx) {
+    for (size_t k = 0; k < ctx.nr_outputs(); ++k) ctx.set_output(k, ctx.config_dtype(), Shape{});
+}
+
+}  // namespace
+
+std::span<const InferRuleEntry> io_infer_rules() {
+    static const InferRuleEntry kRules[] = {
+        {"Host2DeviceCopy", device_tensor},
+        {"ImmutableTensor", immutable_tensor},
+        {"SharedDeviceTensor", device_tensor},
+        {"VolatileSharedDeviceTensor", device_tensor},
+        {"MultipleDeviceTensorHolder", device_tensor},
+        {"SharedDeviceTensorWithFormat", device_tensor},
+        {"MultipleDeviceTensorWithFormatHolder", device_tensor},
+        {"CustomOpNode", custom_op},
+    };
+    return kRules;
+}
+
+}  // namespace mgedump::ir

@@ -1,0 +1,88 @@
+#include "ir/infer/shape_util.h"
+
+#include <fmt/format.h>
+
+#include "ir/error.h"
+
+namespace mgedump::ir {
+
+uint64_t Shape::elements() const {
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < ndim; ++i) n *= dim[i];
+    return n;
+}
+
+bool Shape::operator==(const Shape& o) const {
+    if (ndim != o.ndim) return false;
+    for (uint32_t i = 0; i < ndim; ++i)
+        if (dim[i] != o.dim[i]) return false;
+    return true;
+}
+
+Shape Shape::of(std::span<const uint32_t> dims) {
+    if (dims.size() > kMaxNdim)
+        throw GraphError(fmt::format("shape [{}] has {} dims; MegEngine allows at most {}", fmt::join(dims, ","),
+                                     dims.size(), kMaxNdim));
+    Shape s;
+    s.ndim = static_cast<uint32_t>(dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) s.dim[i] = dims[i];
+    return s;
+}
+
+std::string shape_string(const Shape& s) {
+    if (!s.known()) return "[unknown]";
+    return fmt::format("[{}]", fmt::join(s.dims(), ","));
+}
+
+std::optional<Shape> broadcast_shapes(std::span<const Shape> shapes) {
+    Shape out;
+    for (const Shape& s : shapes) {
+        if (!s.known()) return Shape{};
+        out.ndim = std::max(out.ndim, s.ndim);
+    }
+    for (uint32_t i = 0; i < out.ndim; ++i) out.dim[i] = 1;
+    for (const Shape& s : shapes) {
+        const uint32_t off = out.ndim - s.ndim;
+        for (uint32_t i = 0; i < s.ndim; ++i) {
+            uint32_t& o = out.dim[off + i];
+            const uint32_t d = s.dim[i];
+            if (d == o || d == 1) continue;
+            if (o == 1) {
+                o = d;
+                continue;
+            }
+            return std::nullopt;
+        }
+    }
+    return out;
+}
+
+std::optional<uint32_t> normalize_axis(int64_t axis, uint32_t ndim) {
+    const int64_t n = ndim;
+    if (axis < -n || axis >= n) return std::nullopt;
+    return static_cast<uint32_t>(axis < 0 ? axis + n : axis);
+}
+
+bool dtype_is_float(DTypeEnum t) {
+    return t == DTypeEnum::Float32 || t == DTypeEnum::Float16 || t == DTypeEnum::BFloat16;
+}
+
+bool dtype_is_integer(DTypeEnum t) {
+    switch (t) {
+        case DTypeEnum::Int8:
+        case DTypeEnum::Int16:
+        case DTypeEnum::Int32:
+        case DTypeEnum::Uint8:
+        case DTypeEnum::Uint16: return true;
+        default: return false;
+    }
+}
+
+std::string dtype_string(DType d) {
+    if (!d.valid) return "unknown";
+    if (!dtype_is_quantized(d.type)) return std::string(dtype_name(d.type));
+    if (dtype_is_asymmetric(d.type)) return fmt::format("{}({:g},{})", dtype_name(d.type), d.scale, d.zero_point);
+    return fmt::format("{}({:g})", dtype_name(d.type), d.scale);
+}
+
+}  // namespace mgedump::ir

@@ -1,0 +1,23 @@
+// Shape arithmetic several families share: Elemwise broadcasting, axis
+// normalisation, dtype categories.
+#pragma once
+
+#include <optional>
+
+#include "ir/infer/context.h"
+
+namespace mgedump::ir {
+
+// MegEngine's Elemwise broadcast (dnn/src/common/elemwise/opr_impl.cpp
+// deduce_shape): shapes aligned at the right, each dim equal or 1. nullopt when
+// they do not broadcast. Unknown in → unknown out.
+std::optional<Shape> broadcast_shapes(std::span<const Shape> shapes);
+
+// axis in [-ndim, ndim) → [0, ndim); nullopt when out of range.
+std::optional<uint32_t> normalize_axis(int64_t axis, uint32_t ndim);
+
+bool dtype_is_float(DTypeEnum t);     // Float32, Float16, BFloat16
+bool dtype_is_integer(DTypeEnum t);   // Int8/16/32, Uint8/16 (not Bool, not quantized)
+std::string dtype_string(DType d);    // "Float32", "QuantizedS8(0.25)", "unknown"
+
+}  // namespace mgedump::ir

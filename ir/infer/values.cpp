@@ -1,0 +1,89 @@
+#include "ir/infer/values.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace mgedump::ir {
+namespace {
+
+template <class T>
+std::vector<double> decode_as(Bytes bytes, uint64_t count) {
+    std::vector<double> out(count);
+    for (uint64_t i = 0; i < count; ++i) {
+        T x;
+        std::memcpy(&x, bytes.data() + i * sizeof(T), sizeof(T));
+        out[i] = static_cast<double>(x);
+    }
+    return out;
+}
+
+size_t tracked_size(DTypeEnum t) {
+    switch (t) {
+        case DTypeEnum::Float32:
+        case DTypeEnum::Int32:
+        case DTypeEnum::QuantizedS32: return 4;
+        case DTypeEnum::Int16:
+        case DTypeEnum::Uint16:
+        case DTypeEnum::QuantizedS16: return 2;
+        case DTypeEnum::Int8:
+        case DTypeEnum::Uint8:
+        case DTypeEnum::Bool:
+        case DTypeEnum::QuantizedS8:
+        case DTypeEnum::Quantized8Asymm: return 1;
+        default: return 0;
+    }
+}
+
+}  // namespace
+
+bool value_tracked(DType dtype) { return dtype.valid && tracked_size(dtype.type) != 0; }
+
+std::optional<std::vector<double>> decode_elements(DType dtype, Bytes bytes, uint64_t count) {
+    const size_t size = dtype.valid ? tracked_size(dtype.type) : 0;
+    if (size == 0 || bytes.size() != count * size) return std::nullopt;
+    switch (dtype.type) {
+        case DTypeEnum::Float32: return decode_as<float>(bytes, count);
+        case DTypeEnum::Int32:
+        case DTypeEnum::QuantizedS32: return decode_as<int32_t>(bytes, count);
+        case DTypeEnum::Int16:
+        case DTypeEnum::QuantizedS16: return decode_as<int16_t>(bytes, count);
+        case DTypeEnum::Uint16: return decode_as<uint16_t>(bytes, count);
+        case DTypeEnum::Int8:
+        case DTypeEnum::QuantizedS8: return decode_as<int8_t>(bytes, count);
+        case DTypeEnum::Uint8:
+        case DTypeEnum::Quantized8Asymm: return decode_as<uint8_t>(bytes, count);
+        case DTypeEnum::Bool: {
+            auto v = decode_as<uint8_t>(bytes, count);
+            for (double& x : v) x = x != 0 ? 1 : 0;
+            return v;
+        }
+        default: return std::nullopt;
+    }
+}
+
+double store_as(DTypeEnum t, double x) {
+    auto wrap = [&](auto type_tag) -> double {
+        using T = decltype(type_tag);
+        if (!std::isfinite(x)) return 0;
+        // Through int64 first: the C++ conversion of an out-of-range double is
+        // undefined, the wrap of an int64 is not.
+        const double clamped = std::fmax(std::fmin(x, 9.2e18), -9.2e18);
+        return static_cast<double>(static_cast<T>(static_cast<int64_t>(clamped)));
+    };
+    switch (t) {
+        case DTypeEnum::Float32: return static_cast<double>(static_cast<float>(x));
+        case DTypeEnum::Int32:
+        case DTypeEnum::QuantizedS32: return wrap(int32_t{});
+        case DTypeEnum::Int16:
+        case DTypeEnum::QuantizedS16: return wrap(int16_t{});
+        case DTypeEnum::Uint16: return wrap(uint16_t{});
+        case DTypeEnum::Int8:
+        case DTypeEnum::QuantizedS8: return wrap(int8_t{});
+        case DTypeEnum::Uint8:
+        case DTypeEnum::Quantized8Asymm: return wrap(uint8_t{});
+        case DTypeEnum::Bool: return x != 0 ? 1 : 0;
+        default: return x;
+    }
+}
+
+}  // namespace mgedump::ir

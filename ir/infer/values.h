@@ -1,0 +1,25 @@
+// Element values for static value inference: decoding a tensor's bytes into
+// doubles and rounding a computed double the way a dtype stores it.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ir/blobs.h"
+#include "ir/dtype.h"
+
+namespace mgedump::ir {
+
+// The elements of a contiguous tensor, or nullopt for dtypes whose values are
+// not tracked (sub-byte, Float16/BFloat16, Byte, Complex64) or a byte count that
+// does not match.
+std::optional<std::vector<double>> decode_elements(DType dtype, Bytes bytes, uint64_t count);
+
+// Whether values of this dtype are tracked at all.
+bool value_tracked(DType dtype);
+
+// `x` as the dtype stores it: integers truncate toward zero and wrap like C++
+// casts of MegEngine's kernels; Float32 rounds to float; Bool is x != 0.
+double store_as(DTypeEnum t, double x);
+
+}  // namespace mgedump::ir

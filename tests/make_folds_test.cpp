@@ -1,0 +1,177 @@
+// Operators MegEngine's make functions fold away are lowered before writing: the
+// loader rebuilds each operator with make and asserts it got the recorded type
+// back (serializer_oss_v2.cpp:765-773), so a written Concat of one input, or an
+// x * 1, would be unloadable. Each test dumps a graph and reads the file back to
+// see which operator types were written.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/dump.h"
+#include "formats/model_reader.h"
+#include "ir/builder.h"
+#include "tests/model_test_util.h"
+
+namespace mgedump::test {
+namespace {
+
+using ir::DType;
+using ir::DTypeEnum;
+using ir::GraphBuilder;
+
+const DType kF32 = DType::of(DTypeEnum::Float32);
+
+std::vector<std::string> written_types(const ir::Graph& g, engine::DumpOptions options = {}) {
+    auto bytes = owned_bytes(engine::dump_graph(g, options).bytes.to_bytes());
+    formats::LoadedModel m = load_bytes(bytes);
+    std::vector<std::string> types;
+    for (ir::OpTypeId t : m.graph.oprs.type) types.emplace_back(ir::op_def(t).name);
+    return types;
+}
+
+ir::VarId pooled(GraphBuilder& b) {
+    ir::VarId x = b.input("x", kF32, {1, 2, 4, 4});
+    return b.op("Pooling", {x}, {{"window_h", 2}, {"window_w", 2}, {"stride_h", 2}, {"stride_w", 2}});
+}
+
+using Types = std::vector<std::string>;
+
+// tensor_manip.cpp:1265-1266, Concat::make: "if (inp.size() == 1) return inp[0]"
+// (the densenet121 case: torch.cat([x], 1)).
+TEST(MakeFolds, AConcatOfOneInputIsItsInputInBothFormatsWithTheOutputsName) {
+    GraphBuilder b;
+    ir::VarId p = pooled(b);
+    b.output(b.op("Concat", {p}, {{"axis", 1}}), "out");
+    ir::Graph g = b.finish();
+    EXPECT_EQ(written_types(g), (Types{"Host2DeviceCopy", "Pooling"}));
+    engine::DumpOptions fbs;
+    fbs.dump_format = engine::DumpFormat::FBS;
+    EXPECT_EQ(written_types(g, fbs), (Types{"Host2DeviceCopy", "Pooling"}));
+    engine::DumpOptions unchanged;
+    unchanged.no_change_graph = true;  // make folds whatever the options
+    EXPECT_EQ(written_types(g, unchanged), (Types{"Host2DeviceCopy", "Pooling"}));
+    EXPECT_EQ(engine::dump_graph(g, {}).result.outputs, std::vector<std::string>{"out"});
+}
+
+TEST(MakeFolds, AConcatOfTwoInputsIsKept) {
+    GraphBuilder b;
+    ir::VarId p = pooled(b);
+    b.output(b.op("Concat", {p, p}, {{"axis", 1}}), "out");
+    EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "Pooling", "Concat"}));
+}
+
+// tensor_manip.cpp:22 check_is_shape_of + :346 Reshape::make / :412 Broadcast::make.
+TEST(MakeFolds, AReshapeOrBroadcastToTheInputsOwnShapeIsTheInput) {
+    for (const char* op : {"Reshape", "Broadcast"}) {
+        GraphBuilder b;
+        ir::VarId p = pooled(b);
+        ir::VarId shape = b.op("GetVarShape", {p});
+        b.output(b.op(op, {p, shape}), "out");
+        EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "Pooling"})) << op;
+    }
+    // The shape of another var (same value, but not GetVarShape of the input) is kept.
+    GraphBuilder b;
+    ir::VarId p = pooled(b);
+    ir::VarId q = b.op("Pooling", {p}, {{"window_h", 1}, {"window_w", 1}, {"stride_h", 1}, {"stride_w", 1}, {"pad_h", 0}, {"pad_w", 0}});
+    b.output(b.op("Reshape", {p, b.op("GetVarShape", {q})}), "out");
+    EXPECT_EQ(written_types(b.finish()),
+              (Types{"Host2DeviceCopy", "Pooling", "Pooling", "GetVarShape", "Reshape"}));
+}
+
+ir::VarId elemwise(GraphBuilder& b, const char* mode, std::vector<ir::VarId> in) {
+    return b.op("Elemwise", std::move(in), {{"mode", mode}});
+}
+
+// inplace.cpp make_optimizer_registry: ADD identical_op<0>, MUL identical_op<1>,
+// POW with exponent 1 → the other operand (broadcast_tshp to its own shape).
+TEST(MakeFolds, IdentityArithmeticWithAScalarConstantIsTheOtherOperand) {
+    struct Case {
+        const char* mode;
+        float k;
+        bool const_first;
+    };
+    for (Case c : {Case{"ADD", 0.f, false}, Case{"ADD", 0.f, true}, Case{"MUL", 1.f, false},
+                   Case{"MUL", 1.f, true}, Case{"POW", 1.f, false}}) {
+        GraphBuilder b;
+        ir::VarId p = pooled(b);
+        ir::VarId k = b.constant<float>({1}, {c.k});
+        b.output(c.const_first ? elemwise(b, c.mode, {k, p}) : elemwise(b, c.mode, {p, k}), "out");
+        EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "Pooling"})) << c.mode;
+    }
+}
+
+TEST(MakeFolds, ArithmeticThatMakeKeepsIsWritten) {
+    // x * 2, x * [1,1] (not a scalar: as_immutable_scalar needs one element), x + 1.
+    for (auto [mode, values] : {std::pair{"MUL", std::vector<float>{2.f}}, std::pair{"MUL", std::vector<float>{1.f, 1.f}},
+                                std::pair{"ADD", std::vector<float>{1.f}}}) {
+        GraphBuilder b;
+        ir::VarId x = b.input("x", kF32, {2, 2});
+        std::vector<std::byte> bytes(values.size() * 4);
+        std::memcpy(bytes.data(), values.data(), bytes.size());
+        ir::VarId k = b.constant(kF32, {static_cast<uint32_t>(values.size())}, bytes);
+        b.output(elemwise(b, mode, {x, k}), "out");
+        EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "ImmutableTensor", "Elemwise"})) << mode;
+    }
+}
+
+// absorbing_element<0> and POW by 0: broadcast_tshp(make_scalar_dt(v), inp) is
+// Broadcast(ImmutableTensor v, GetVarShape(x)).
+TEST(MakeFolds, MultiplyingByZeroOrRaisingToZeroIsAFilledBroadcast) {
+    for (auto [mode, k, fill] : {std::tuple{"MUL", 0.f, 0.f}, std::tuple{"POW", 0.f, 1.f}}) {
+        GraphBuilder b;
+        ir::VarId p = pooled(b);
+        b.output(elemwise(b, mode, {p, b.constant<float>({1}, {k})}), "out");
+        ir::Graph g = b.finish();
+        auto bytes = owned_bytes(engine::dump_graph(g, {}).bytes.to_bytes());
+        formats::LoadedModel m = load_bytes(bytes);
+        std::vector<std::string> types;
+        for (ir::OpTypeId t : m.graph.oprs.type) types.emplace_back(ir::op_def(t).name);
+        EXPECT_EQ(types, (Types{"ImmutableTensor", "Host2DeviceCopy", "Pooling", "GetVarShape", "Broadcast"})) << mode;
+        // The constant holds the fill value, and the output has the operand's shape.
+        const ir::Graph& lg = m.graph;
+        const ir::TensorId t(lg.oprs.tensors[0].begin);
+        float value;
+        std::memcpy(&value, lg.blobs.bytes(lg.tensors.blob[t.value]).data(), 4);
+        EXPECT_EQ(value, fill) << mode;
+        auto shape = lg.var_shape(lg.outputs[0]);
+        EXPECT_EQ(std::vector<uint32_t>(shape.begin(), shape.end()), (std::vector<uint32_t>{1, 2, 2, 2})) << mode;
+    }
+}
+
+// The LOG optimizer "if (mode == Mode::EXP) return opr->input(0)"; FLOOR_DIV by 1
+// on integers returns the input (on floats it becomes FLOOR, an Elemwise).
+TEST(MakeFolds, LogOfExpAndIntegerFloorDivisionByOneAreTheInput) {
+    {
+        GraphBuilder b;
+        ir::VarId p = pooled(b);
+        b.output(elemwise(b, "LOG", {elemwise(b, "EXP", {p})}), "out");
+        EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "Pooling"}));
+    }
+    {
+        GraphBuilder b;
+        ir::VarId x = b.input("x", DType::of(DTypeEnum::Int32), {3});
+        ir::VarId y = elemwise(b, "NEGATE", {x});
+        b.output(elemwise(b, "FLOOR_DIV", {y, b.constant<int32_t>({1}, {1})}), "out");
+        EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "Elemwise"}));
+    }
+    {
+        GraphBuilder b;
+        ir::VarId x = b.input("x", kF32, {3});
+        b.output(elemwise(b, "FLOOR_DIV", {x, b.constant<float>({1}, {1.f})}), "out");
+        EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "ImmutableTensor", "Elemwise"}));
+    }
+}
+
+// A fold can expose another: log(exp(x * 1)) is x.
+TEST(MakeFolds, FoldsThatExposeFoldsAreAllMade) {
+    GraphBuilder b;
+    ir::VarId p = pooled(b);
+    ir::VarId m = elemwise(b, "MUL", {p, b.constant<float>({1}, {1.f})});
+    ir::VarId c = b.op("Concat", {m}, {{"axis", 0}});
+    b.output(elemwise(b, "LOG", {elemwise(b, "EXP", {c})}), "out");
+    EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "Pooling"}));
+}
+
+}  // namespace
+}  // namespace mgedump::test
