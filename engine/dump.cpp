@@ -65,7 +65,10 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     // the structure first (rules index inputs and params), then every operator's
     // dtype and shape rules (ir/infer.h).
     ir::validate(original, validate_options, order);
-    ir::InferState inferred = ir::infer_graph(original, order);
+    // A graph from the builder or a reader was inferred when it was made: its var
+    // table holds the result (an empty state reads through to it).
+    ir::InferState inferred;
+    if (!original.inferred) inferred = ir::infer_graph(original, order);
 
     // Rewrites work on a copy; copying shares the tensor bytes.
     ir::Graph rewritten;
@@ -89,7 +92,7 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
         copy_once();
         const RewriteStats rewrites = apply_compat_rewrites(rewritten, options.dump_format, order);
         order = ir::dump_order(rewritten);
-        ir::InferState after = ir::infer_graph(rewritten, order);
+        ir::InferState after = infer_rewritten(rewritten, order, rewrites.first_added, rewrites.added_source);
         check_rewrites_keep_vars(rewritten, inferred, after, rewrites.replacements);
         inferred = std::move(after);
     }

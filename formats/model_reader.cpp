@@ -50,6 +50,7 @@ void infer_loaded(ir::Graph& g) {
         if (state.dtypes[v].valid) g.vars.dtype[v] = state.dtypes[v];
         if (state.shapes[v].known() && g.vars.shape[v].empty()) g.vars.shape[v] = g.add_dims(state.shapes[v].dims());
     }
+    g.inferred = true;
 }
 
 LoadedModel read_at(ir::Bytes bytes, uint64_t base, const std::shared_ptr<const void>& keepalive) {

@@ -191,6 +191,7 @@ OprId append_op(Graph& g, OpTypeId type, std::span<const VarId> inputs, std::vec
                 const OpOptions& options) {
     const OpDef& def = op_def(type);
     const auto id = OprId(static_cast<uint32_t>(g.oprs.size()));
+    g.inferred = false;
     OprTable& o = g.oprs;
     o.type.push_back(type);
     // MegEngine names every operator; an unnamed one gets "<Type><index>", which is
@@ -338,6 +339,8 @@ void GraphBuilder::output(VarId var, std::string_view name) {
 
 Graph GraphBuilder::finish() {
     validate(graph_, ValidateOptions{});
+    // Every operator was inferred as it was added (add_op, add_tensor).
+    graph_.inferred = true;
     return std::move(graph_);
 }
 

@@ -11,6 +11,7 @@ Range Graph::add_dims(std::span<const uint32_t> shape) {
 }
 
 void Graph::redirect(VarId from, VarId to) {
+    inferred = false;
     std::replace(opr_inputs.begin(), opr_inputs.end(), from, to);
     std::replace(outputs.begin(), outputs.end(), from, to);
 }

@@ -85,6 +85,12 @@ struct Graph {
     // The requested outputs, in order; a var may appear twice.
     std::vector<VarId> outputs;
 
+    // Every operator was inferred (ir/infer.h) and its outputs' dtypes and shapes
+    // are in the var table: set by GraphBuilder::finish and the file readers,
+    // cleared by append_op and redirect. A dump infers again only without it
+    // (inference once per graph, not once per artifact).
+    bool inferred = false;
+
     std::span<const VarId> inputs_of(OprId o) const { return slice(opr_inputs, oprs.inputs[o.value]); }
     std::span<const ParamValue> params_of(OprId o) const { return slice(params, oprs.params[o.value]); }
     std::span<const StrId> comp_nodes_of(OprId o) const { return slice(opr_comp_nodes, oprs.comp_nodes[o.value]); }

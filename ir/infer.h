@@ -61,7 +61,17 @@ struct InferState {
     std::vector<Shape> shapes;
     std::vector<std::shared_ptr<const StaticValue>> values;
 
+    // Per-operator working space, reused from operator to operator (allocating it
+    // per operator was most of the cost of inferring an operator-heavy graph).
+    struct Scratch {
+        std::vector<Shape> shapes;
+        std::vector<uint8_t> outputs_set;
+    } scratch;
+
     void resize(size_t vars);
+    // Covers every var of `g`: vars not seen yet start with the graph's record
+    // (a tensor's dtype and shape, a loaded file's MiddleTensor shape).
+    void adopt(const Graph& g);
     const StaticValue* value(VarId v) const {
         return v.value < values.size() ? values[v.value].get() : nullptr;
     }

@@ -193,6 +193,9 @@ const EnumMember* find_enum_member(const EnumDesc& e, std::string_view name) {
 }
 
 const EnumMember* find_enum_member(const EnumDesc& e, uint32_t value) {
+    // Most enums number their members 0, 1, 2, ... in order: look there first
+    // (inference reads an Elemwise mode name per operator).
+    if (value < e.members.size() && e.members[value].value == value) return &e.members[value];
     for (const EnumMember& m : e.members)
         if (m.value == value) return &m;
     return nullptr;

@@ -16,6 +16,9 @@
 #include "ir/op_registry.h"
 #include "ir/order.h"
 #include "ir/validate.h"
+#include "engine/dump.h"
+#include "formats/model_reader.h"
+#include "tests/model_test_util.h"
 
 namespace mgedump::engine {
 namespace {
@@ -724,3 +727,42 @@ TEST(CompatRewrite, TheFirstFailingOperatorIsReportedWhicheverPathRuns) {
 
 }  // namespace
 }  // namespace mgedump::engine
+
+namespace mgedump::test {
+namespace {
+
+// The norm rewrites read the input's static shape; it now comes from inference,
+// so a GroupNorm / InstanceNorm / LayerNorm after other operators (here a
+// Convolution: [2,3,5,5] * [4,3,3,3], pad 1 → [2,4,5,5], convolution.cpp's
+// oh = (ih + 2·ph − fh) / sh + 1) is rewritten without the user giving a shape.
+TEST(CompatRewrite, NormRewritesTakeTheInputShapeFromInference) {
+    for (const char* norm : {"GroupNorm", "InstanceNorm", "LayerNorm"}) {
+        ir::GraphBuilder b;
+        ir::VarId x = b.input("x", ir::DType::of(ir::DTypeEnum::Float32), {2, 3, 5, 5});
+        ir::VarId w = b.param("w", ir::DType::of(ir::DTypeEnum::Float32), {4, 3, 3, 3},
+                              std::vector<std::byte>(4 * 3 * 3 * 3 * 4));
+        ir::VarId c = b.op("Convolution", {x, w}, {{"pad_h", 1}, {"pad_w", 1}});
+        ASSERT_EQ(std::vector<uint32_t>(b.graph().var_shape(c).begin(), b.graph().var_shape(c).end()),
+                  (std::vector<uint32_t>{2, 4, 5, 5}));
+        ir::ParamArgs args = {{"affine", 0}};
+        if (std::string_view(norm) == "GroupNorm") args.push_back({"group", 2});
+        if (std::string_view(norm) == "LayerNorm") {
+            args.push_back({"normalized_dim", 2});
+            args.push_back({"normalized_size", 25});
+        }
+        b.output(b.op(norm, {c}, args), "y");
+        ir::Graph g = b.finish();
+        // LayerNorm is rewritten for FBS only (§9.1); the norms of GroupNorm's family in both.
+        engine::DumpOptions fbs;
+        fbs.dump_format = engine::DumpFormat::FBS;
+        auto bytes = owned_bytes(engine::dump_graph(g, fbs).bytes.to_bytes());
+        formats::LoadedModel m = load_bytes(bytes);
+        for (ir::OpTypeId t : m.graph.oprs.type) EXPECT_NE(ir::op_def(t).name, std::string_view(norm));
+        // The rewrite's output has the norm's shape.
+        auto out = m.graph.var_shape(m.graph.outputs[0]);
+        EXPECT_EQ(std::vector<uint32_t>(out.begin(), out.end()), (std::vector<uint32_t>{2, 4, 5, 5})) << norm;
+    }
+}
+
+}  // namespace
+}  // namespace mgedump::test

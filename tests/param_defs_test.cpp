@@ -214,3 +214,24 @@ TEST(ParamEnums, TheDTypeEnumMatchesTheIrDTypeNames) {
 
 }  // namespace
 }  // namespace mgedump::ir
+
+namespace mgedump::test {
+namespace {
+
+// find_enum_member by value looks at members[value] first; that must give the
+// same member as the first one in declaration order with that value.
+TEST(ParamDefs, EnumLookupByValueFindsTheFirstMemberWithIt) {
+    for (const ir::EnumDesc* e : ir::param_enums())
+        for (const ir::EnumMember& m : e->members) {
+            const ir::EnumMember* first = nullptr;
+            for (const ir::EnumMember& c : e->members)
+                if (c.value == m.value) {
+                    first = &c;
+                    break;
+                }
+            EXPECT_EQ(ir::find_enum_member(*e, m.value), first) << e->name << "." << m.name;
+        }
+}
+
+}  // namespace
+}  // namespace mgedump::test

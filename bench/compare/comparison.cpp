@@ -13,6 +13,8 @@
 #include "bench/support/measure.h"
 #include "engine/dump.h"
 #include "engine/passes/compat_rewrite.h"
+#include "ir/infer.h"
+#include "ir/order.h"
 
 namespace mgedump::bench {
 namespace {
@@ -30,9 +32,12 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
     engine::DumpOptions options;
     options.dump_format = format;
 
-    // The naive dumper gets the graph as MegEngine's would: already rewritten.
+    // The naive dumper gets the graph as MegEngine's would: already rewritten, with
+    // every var's static shape known (MegEngine infers as it builds).
     ir::Graph rewritten = model.graph;
     engine::apply_compat_rewrites(rewritten, format);
+    ir::apply_inferred(rewritten, ir::infer_graph(rewritten, ir::dump_order(rewritten)));
+    const std::vector<ir::OprId> original_order = ir::dump_order(model.graph);
 
     ComparisonRow row;
     row.model = model.name;
@@ -93,6 +98,13 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
         serialize();
         methods.push_back(serialize);
     }
+    // The inference every dump runs first (ir/infer.h), alone: its share of the
+    // mgedump column is what it costs a dump.
+    const size_t inference = methods.size();
+    methods.push_back([&] {
+        ir::InferState state = ir::infer_graph(model.graph, original_order);
+        if (state.dtypes.size() != model.graph.vars.size()) throw std::logic_error("inference lost vars");
+    });
     // As the CLI and the batch dump: with the xxh3-128 of the file they report.
     const size_t with_digest = methods.size();
     methods.push_back([&] {
@@ -123,6 +135,7 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
     row.naive_s = median(samples[kNaive]);
     if (proto) row.onnx_s = median(samples[3]);
     row.with_digest_s = median(samples[with_digest]);
+    row.inference_s = median(samples[inference]);
     return row;
 }
 

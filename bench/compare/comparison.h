@@ -28,6 +28,8 @@ struct ComparisonRow {
     // library dump (the Python module's); with_digest: the same plus the file's
     // xxh3-128, as the CLI and batch reports print it.
     double memcpy_s = 0, mgedump_s = 0, naive_s = 0, with_digest_s = 0;
+    // The static inference alone (part of every mgedump dump).
+    double inference_s = 0;
     std::optional<double> onnx_s;
 };
 

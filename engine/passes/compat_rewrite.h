@@ -22,6 +22,10 @@ struct RewriteStats {
     // the replacement keeps the inferred dtype and shape, as MegEngine's
     // replace_var does.
     std::vector<std::pair<ir::VarId, ir::VarId>> replacements;
+    // The operator each appended operator stands for: appended operator
+    // first_added + i replaces added_source[i].
+    uint32_t first_added = 0;
+    std::vector<ir::OprId> added_source;
 };
 
 struct CompatRewriteOptions {

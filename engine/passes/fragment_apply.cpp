@@ -71,9 +71,11 @@ class ConstantPool {
 }  // namespace
 
 uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments,
-                         std::vector<std::pair<ir::VarId, ir::VarId>>* replaced_vars) {
+                         std::vector<std::pair<ir::VarId, ir::VarId>>* replaced_vars,
+                         std::vector<ir::OprId>* sources) {
     const Vocab& v = vocab();
     const size_t old_var_count = g.vars.size();
+    const size_t old_opr_count = g.oprs.size();
     std::vector<ir::VarId> redirect(old_var_count);
     ConstantPool constants;
     uint32_t added = 0;
@@ -103,6 +105,7 @@ uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments,
             local.push_back(out);
         }
 
+        if (sources) sources->resize(g.oprs.size() - old_opr_count, f.source);
         const ir::Range source_outputs = g.oprs.outputs[f.source.value];
         const size_t replaced = std::min<size_t>(f.outputs.size(), source_outputs.count);
         for (size_t k = 0; k < replaced; ++k) {

@@ -18,8 +18,10 @@ namespace mgedump::engine::passes {
 // ImmutableTensors does. New operators take their source's priority (MegEngine's
 // optimizer does the same for operators it inserts); a replacement var takes the
 // replaced var's name and, when it has none of its own, its shape.
-// `replaced` receives every (replaced var, replacement var) pair, in fragment order.
+// `replaced` receives every (replaced var, replacement var) pair, in fragment order;
+// `sources`, for each operator appended (in order), the operator it stands for.
 uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments,
-                         std::vector<std::pair<ir::VarId, ir::VarId>>* replaced = nullptr);
+                         std::vector<std::pair<ir::VarId, ir::VarId>>* replaced = nullptr,
+                         std::vector<ir::OprId>* sources = nullptr);
 
 }  // namespace mgedump::engine::passes

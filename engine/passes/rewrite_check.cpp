@@ -8,6 +8,24 @@
 
 namespace mgedump::engine {
 
+ir::InferState infer_rewritten(const ir::Graph& g, std::span<const ir::OprId> order, uint32_t first_added,
+                               std::span<const ir::OprId> added_source) {
+    ir::InferState state;
+    state.adopt(g);
+    for (ir::OprId o : order) {
+        try {
+            ir::infer_operator(g, o, state);
+        } catch (const GraphError& e) {
+            if (o.value < first_added || o.value - first_added >= added_source.size()) throw;
+            throw GraphError(fmt::format(
+                "{}: its compatibility rewrite builds an operator MegEngine refuses: {}. MegEngine's dumper fails "
+                "on the same rewrite; dump with no_change_graph=True (--no-change-graph) to keep the operator as it is",
+                ir::describe_opr(g, added_source[o.value - first_added]), e.what()));
+        }
+    }
+    return state;
+}
+
 void check_rewrites_keep_vars(const ir::Graph& g, const ir::InferState& before, const ir::InferState& after,
                               std::span<const std::pair<ir::VarId, ir::VarId>> replacements) {
     for (const auto& [old_var, new_var] : replacements) {

@@ -14,6 +14,12 @@ namespace mgedump::engine {
 // replacement's inferred dtype or shape differs from the var it replaces.
 // `before`: inference of the graph before the rewrites (same var ids for the old
 // vars), `after`: of the rewritten graph `g`.
+// Infers the rewritten graph `g` (operators of `order`); an operator a rewrite
+// added that breaks a rule is reported as the rewrite of the operator it stands
+// for (MegEngine's dumper builds the same operators and fails the same way).
+ir::InferState infer_rewritten(const ir::Graph& g, std::span<const ir::OprId> order, uint32_t first_added,
+                               std::span<const ir::OprId> added_source);
+
 void check_rewrites_keep_vars(const ir::Graph& g, const ir::InferState& before, const ir::InferState& after,
                               std::span<const std::pair<ir::VarId, ir::VarId>> replacements);
 

@@ -7,26 +7,31 @@
 namespace mgedump::ir {
 
 InferContext::InferContext(const Graph& g, OprId o, InferState& state)
-    : g_(g), o_(o), state_(state), def_(op_def(g.oprs.type[o.value])) {
-    auto in = g.inputs_of(o);
-    inputs_.assign(in.begin(), in.end());
-    shapes_.resize(inputs_.size());
-    dtypes_.resize(inputs_.size());
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-        if (inputs_[i].value >= g.vars.size())
+    : g_(g),
+      o_(o),
+      state_(state),
+      def_(op_def(g.oprs.type[o.value])),
+      inputs_(g.inputs_of(o)),
+      shapes_(state.scratch.shapes),
+      set_(state.scratch.outputs_set) {
+    for (size_t i = 0; i < inputs_.size(); ++i)
+        if (inputs_[i].value >= state.dtypes.size())
             throw GraphError(fmt::format("{}: input {} refers to var {}, which does not exist", describe_opr(g, o), i,
                                          inputs_[i].value));
-        shapes_[i] = state.shape(g, inputs_[i]);
-        dtypes_[i] = state.dtype(g, inputs_[i]);
-    }
-    set_.assign(g.oprs.outputs[o.value].count, false);
+    set_.assign(g.oprs.outputs[o.value].count, 0);
+}
+
+std::span<const Shape> InferContext::shapes() const {
+    shapes_.resize(inputs_.size());
+    for (size_t i = 0; i < inputs_.size(); ++i) shapes_[i] = shape(i);
+    return shapes_;
 }
 
 std::string InferContext::describe_input(size_t i) const {
     const VarId v = inputs_[i];
     StrId name = g_.vars.name[v.value];
     return fmt::format("input {}{} {} {}", i, name.valid() ? fmt::format(" '{}'", g_.str(name)) : std::string(),
-                       dtype_string(dtype(i)), shape_string(shapes_[i]));
+                       dtype_string(dtype(i)), shape_string(shape(i)));
 }
 
 const ParamValue& InferContext::param(size_t table) const {
@@ -89,7 +94,7 @@ void InferContext::set_output(size_t k, DType dtype, const Shape& shape, std::sh
     state_.dtypes[v] = dtype;
     state_.shapes[v] = shape;
     state_.values[v] = std::move(value);
-    set_[k] = true;
+    set_[k] = 1;
 }
 
 void InferContext::set_output_value(size_t k, DType dtype, const Shape& shape, std::vector<double> elems) {
@@ -120,7 +125,7 @@ DType InferContext::need_dtype(size_t i) const {
 }
 
 bool InferContext::outputs_done() const {
-    for (bool s : set_)
+    for (uint8_t s : set_)
         if (!s) return false;
     return true;
 }

@@ -27,10 +27,13 @@ public:
 
     // --- inputs ---
     size_t nr_inputs() const { return inputs_.size(); }
+    // Every input's shape, in order (ndim 0 = not known).
+    std::span<const Shape> shapes() const;
     VarId input(size_t i) const { return inputs_[i]; }
-    DType dtype(size_t i) const { return dtypes_[i]; }  // invalid when the input's dtype is not known
-    const Shape& shape(size_t i) const { return shapes_[i]; }  // ndim 0 = not known
-    const StaticValue* value(size_t i) const { return state_.value(inputs_[i]); }
+    // Read from the state, which holds every var's (inferred, or the graph's record).
+    DType dtype(size_t i) const { return state_.dtypes[inputs_[i].value]; }  // invalid = not known
+    const Shape& shape(size_t i) const { return state_.shapes[inputs_[i].value]; }  // ndim 0 = not known
+    const StaticValue* value(size_t i) const { return state_.values[inputs_[i].value].get(); }
     // "input 1 'w' Float32 [16,4,3,3]"
     std::string describe_input(size_t i) const;
 
@@ -73,10 +76,10 @@ private:
     OprId o_;
     InferState& state_;
     const OpDef& def_;
-    std::vector<VarId> inputs_;
-    std::vector<Shape> shapes_;
-    std::vector<DType> dtypes_;
-    std::vector<bool> set_;
+    std::span<const VarId> inputs_;
+    // Views of state_.scratch, filled for this operator.
+    std::vector<Shape>& shapes_;
+    std::vector<uint8_t>& set_;
 };
 
 using InferRule = void (*)(InferContext&);

@@ -48,6 +48,16 @@ void InferState::resize(size_t vars) {
     values.resize(vars);
 }
 
+void InferState::adopt(const Graph& g) {
+    const size_t from = dtypes.size(), to = g.vars.size();
+    if (from >= to) return;
+    resize(to);
+    for (size_t v = from; v < to; ++v) {
+        dtypes[v] = g.vars.dtype[v];
+        shapes[v] = Shape::of(g.var_shape(VarId(static_cast<uint32_t>(v))));
+    }
+}
+
 DType InferState::dtype(const Graph& g, VarId v) const {
     if (v.value < dtypes.size() && dtypes[v.value].valid) return dtypes[v.value];
     return g.vars.dtype[v.value];
@@ -59,7 +69,7 @@ Shape InferState::shape(const Graph& g, VarId v) const {
 }
 
 void infer_operator(const Graph& g, OprId o, InferState& state) {
-    if (state.values.size() < g.vars.size()) state.resize(g.vars.size());
+    if (state.dtypes.size() < g.vars.size()) state.adopt(g);
     const OpTypeId type = g.oprs.type[o.value];
     InferContext ctx(g, o, state);
     const auto& t = rule_table();
@@ -71,14 +81,14 @@ void infer_operator(const Graph& g, OprId o, InferState& state) {
 
 InferState infer_graph(const Graph& g, std::span<const OprId> order) {
     InferState state;
-    state.resize(g.vars.size());
+    state.adopt(g);
     for (OprId o : order) infer_operator(g, o, state);
     return state;
 }
 
 InferState infer_graph(const Graph& g) {
     InferState state;
-    state.resize(g.vars.size());
+    state.adopt(g);
     for (uint32_t o = 0; o < g.oprs.size(); ++o) infer_operator(g, OprId(o), state);
     return state;
 }

@@ -133,14 +133,8 @@ void set_computed_output(InferContext& ctx, DType dt, const Shape& out, const au
     ctx.set_output_value(0, dt, out, std::move(elems));
 }
 
-std::vector<Shape> input_shapes(const InferContext& ctx) {
-    std::vector<Shape> s(ctx.nr_inputs());
-    for (size_t i = 0; i < s.size(); ++i) s[i] = ctx.shape(i);
-    return s;
-}
-
 Shape broadcast_or_fail(const InferContext& ctx) {
-    std::vector<Shape> shapes = input_shapes(ctx);
+    std::span<const Shape> shapes = ctx.shapes();
     std::optional<Shape> out = elemwise_shape(shapes);
     if (!out) {
         std::string list;
@@ -151,19 +145,22 @@ Shape broadcast_or_fail(const InferContext& ctx) {
 }
 
 void infer_elemwise(InferContext& ctx) {
-    const int mode = static_cast<int>(ctx.int_field("mode"));
-    const std::string_view name = ctx.enum_field("mode");
+    // Elemwise's one param field (param_defs_tables.cpp kElemwiseFields).
+    const int mode = static_cast<int>(std::get<int64_t>(ctx.param(0).fields[0]));
+    // The mode's name, for messages only: looking it up for every operator cost
+    // more than the rest of the rule.
+    auto name = [&] { return ctx.enum_field("mode"); };
     if (mode < 0 || mode >= kModeCount)
-        ctx.fail("Elemwise mode {} is not known to mgedump's inference", name);
+        ctx.fail("Elemwise mode {} is not known to mgedump's inference", name());
     // opr_impl.cpp ModeTrait::from_mode: NEQ, ISNAN and ISINF have a trait but no
     // case in its switch, so MegEngine asserts ("code issue happened").
     if (mode == NEQ || mode == ISNAN || mode == ISINF)
         ctx.fail("mode {} is not an Elemwise mode MegEngine can run; use ElemwiseMultiType {} (Bool output)",
-                 name, name);
+                 name(), name());
     const ModeTrait& trait = mode_traits()[mode];
     // basic_arith.cpp Elemwise::make: "%s expects %u inputs; got %zu actually".
     if (ctx.nr_inputs() != trait.arity)
-        ctx.fail("mode {} takes {} input{}, has {}", name, trait.arity, trait.arity == 1 ? "" : "s",
+        ctx.fail("mode {} takes {} input{}, has {}", name(), trait.arity, trait.arity == 1 ? "" : "s",
                  ctx.nr_inputs());
 
     // elemwise/opr_impl.cpp deduce_layout: "input dtype not unique".
@@ -193,13 +190,13 @@ void infer_elemwise(InferContext& ctx) {
                 ctx.fail(
                     "mode {} does not take quantized inputs ({}): Elemwise on quantized dtypes supports only "
                     "ADD, SUB, NEGATE, RELU, MAX and MIN (ElemwiseMultiType has the Q* modes)",
-                    name, dtype_string(dt));
+                    name(), dtype_string(dt));
         } else if (c != Cat::Float && c != Cat::Int && c != Cat::Bool) {
             ctx.fail("Elemwise does not take {} inputs (float, int, Bool or quantized only)",
                      dtype_string(dt));
         } else if (!ok) {
             // check_dtype (opr_impl.cpp:380): "unsupport mode %s for float/int/bool".
-            ctx.fail("mode {} does not take {} inputs ({}); it takes {}{}", name, category_name(c),
+            ctx.fail("mode {} does not take {} inputs ({}); it takes {}{}", name(), category_name(c),
                      dtype_string(dt), allowed_categories(trait),
                      c == Cat::Int ? " (convert to Float32 with TypeCvt first)" : "");
         }
