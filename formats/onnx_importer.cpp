@@ -1,8 +1,10 @@
 #include "formats/onnx_importer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <unordered_map>
@@ -192,6 +194,19 @@ const Value* Importer::value(const std::string& name) const {
 }
 
 void Importer::set_output_var(size_t i, ir::VarId var, int32_t elem_type, Shape shape) {
+    // The importer's ONNX-level shape must be the one MegEngine's inference gives
+    // the var it mapped to (ir/infer.h): a disagreement is a mapping bug, found
+    // here rather than by a loader. ONNX's rank-0 scalar is MegEngine's [1].
+    auto inferred = graph().var_shape(var);
+    if (!inferred.empty()) {
+        const bool scalar = shape.empty() && inferred.size() == 1 && inferred[0] == 1;
+        if (!scalar && !std::equal(shape.begin(), shape.end(), inferred.begin(), inferred.end(),
+                                   [](int64_t a, uint32_t b) { return a == static_cast<int64_t>(b); }))
+            throw GraphError(fmt::format("{}: node '{}' ({}): output {} has shape [{}] in ONNX terms but [{}] by "
+                                         "MegEngine's inference of the operators it maps to (an mgedump mapping bug)",
+                                         model_.label, node_label_, node_->op_type(), i, fmt::join(shape, ","),
+                                         fmt::join(inferred, ",")));
+    }
     Value v;
     v.var = var;
     v.elem_type = elem_type;

@@ -22,6 +22,22 @@ compares mgedump's output with something mgedump did not produce:
     input is a Conv output read by nothing else is folded: the Conv gets a new weight
     and a new bias, and the statistics and old weight/bias count only where still
     read elsewhere; INT64 data initializers are stored as Int32 (half the bytes).
+
+It also records what the shapes should be, for the check of mgedump's static shape
+inference (ir/infer.h):
+  * "torch_outputs": each graph output's shape and dtype as PyTorch computes it (the
+    model run in eval mode, without grad, on the very input the export traced);
+  * "value_info": name -> {dims, elem_type} of every tensor the exporter's own shape
+    inference recorded in graph.value_info with fully static dims (others skipped),
+    and "declared_outputs" the same for graph.output ("node_output_ops": each node
+    output's producing op type, for messages). PyTorch 1.13 (Debian's) records
+    no intermediate value_info at all, so "onnx_value_info" holds the same for what
+    onnx's shape inference (onnx.shape_inference.infer_shapes, with data propagation)
+    derives from the exported file: the per-tensor reference where the exporter
+    records nothing. Where both record a tensor they must agree (checked here).
+
+EXPECT_VERSION is written into every expectation file; tools/corpus_test.sh
+regenerates a model whose file has another (older) version.
 """
 import argparse
 import json
@@ -30,6 +46,10 @@ import sys
 import time
 
 import numpy as np
+
+# Bump whenever the expectation files gain or change a field (tools/corpus_test.sh
+# regenerates files with another version; the C++ check refuses them).
+EXPECT_VERSION = 3
 
 # Operand positions that are shape-like: constant operands the importer folds or
 # turns into fresh constants, never params.
@@ -229,6 +249,139 @@ def expectations(model):
     }
 
 
+def static_tensor_types(infos):
+    """name -> {"dims", "elem_type"} for ValueInfoProtos whose every dim is a number."""
+    out = {}
+    for vi in infos:
+        if not vi.type.HasField("tensor_type"):
+            continue
+        tt = vi.type.tensor_type
+        if not tt.HasField("shape"):
+            continue
+        dims = tt.shape.dim
+        if not all(d.HasField("dim_value") for d in dims):
+            continue
+        out[vi.name] = {"dims": [int(d.dim_value) for d in dims], "elem_type": int(tt.elem_type)}
+    return dict(sorted(out.items()))
+
+
+def _int_div(a, b):
+    q = np.abs(a) // np.abs(b)  # ONNX integer Div truncates toward zero
+    return (np.sign(a) * np.sign(b) * q).astype(np.result_type(a, b))
+
+
+def _fold_node(n, value, types):
+    """The value of node n's single output when every input is a known constant (or,
+    for Shape, has a static type); None otherwise. Covers the integer shape
+    computations torch writes (Shape -> Gather -> arithmetic -> Concat/Unsqueeze ->
+    Slice, Reshape operands)."""
+    from onnx import helper, numpy_helper
+
+    attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
+    op = n.op_type
+    if op == "Shape" and n.input[0] in types:
+        return np.array(types[n.input[0]]["dims"], dtype=np.int64)
+    if op == "Constant" and "value" in attrs:
+        return numpy_helper.to_array(attrs["value"])
+    ins = [value.get(i) if i else None for i in n.input]
+    if not ins or any(x is None for i, x in zip(n.input, ins) if i):
+        return None
+    if ins[0].dtype.kind not in "iub":
+        return None  # integer shape arithmetic only
+    binary = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": _int_div,
+              "Equal": np.equal, "Less": np.less, "Greater": np.greater}
+    if op in binary:
+        return binary[op](ins[0], ins[1])
+    if op == "Gather":
+        return np.take(ins[0], ins[1], axis=attrs.get("axis", 0))
+    if op == "Unsqueeze":
+        axes = attrs.get("axes", list(ins[1]) if len(ins) > 1 else [])
+        out = ins[0]
+        rank = out.ndim + len(axes)
+        for a in sorted(a % rank for a in axes):
+            out = np.expand_dims(out, a)
+        return out
+    if op == "Squeeze":
+        axes = attrs.get("axes", list(ins[1]) if len(ins) > 1 else None)
+        return np.squeeze(ins[0], axis=None if axes is None else tuple(a % ins[0].ndim for a in axes))
+    if op == "Concat":
+        return np.concatenate(ins, axis=attrs["axis"])
+    if op == "Cast":
+        from onnx import mapping
+
+        return ins[0].astype(mapping.TENSOR_TYPE_TO_NP_TYPE[attrs["to"]])
+    if op == "Identity":
+        return ins[0]
+    if op == "Where":
+        return np.where(ins[0], ins[1], ins[2])
+    return None
+
+
+def onnx_static_types(model):
+    """Static tensor types (static_tensor_types) of every node output of `model`, by
+    onnx's shape inference. onnx 1.12's data propagation stops at the integer shape
+    arithmetic torch exports (Shape -> Gather -> Add -> Div -> Slice starts, so e.g. every
+    chunk's Slice and all after it stay unknown); those are evaluated here with numpy
+    and turned into initializers, and inference re-run, until nothing more folds. The
+    folded tensors get their value's shape. Modifies `model`."""
+    from onnx import numpy_helper, shape_inference
+
+    g = model.graph
+    value = {t.name: numpy_helper.to_array(t) for t in g.initializer
+             if t.data_type in (6, 7, 9) and int(np.prod(t.dims)) <= 4096}  # INT32, INT64, BOOL
+    folded = {}
+    while True:
+        inferred = shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
+        types = static_tensor_types(list(inferred.graph.value_info) + list(g.input) + list(g.output))
+        new = []
+        for n in g.node:
+            if len(n.output) != 1 or n.output[0] in value:
+                continue
+            v = _fold_node(n, value, types)
+            if v is not None:
+                value[n.output[0]] = v
+                if n.op_type != "Constant":  # onnx infers those already
+                    new.append((n, v))
+        if not new:
+            break
+        for n, v in new:
+            folded[n.output[0]] = {"dims": [int(d) for d in v.shape],
+                                   "elem_type": int(helper_np_to_elem(v.dtype))}
+            g.node.remove(n)
+            g.initializer.append(numpy_helper.from_array(v, n.output[0]))
+    types.update(folded)
+    produced = {o for n in inferred.graph.node for o in n.output} | set(folded)
+    return {k: v for k, v in sorted(types.items()) if k in produced}
+
+
+def helper_np_to_elem(dtype):
+    from onnx import mapping  # onnx 1.12 has no helper.np_dtype_to_tensor_dtype
+
+    return mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)]
+
+
+def torch_outputs(result):
+    """[{"shape", "dtype"}] for a forward result (a tensor or a nest of them)."""
+    import torch
+
+    flat = []
+
+    def walk(r):
+        if isinstance(r, torch.Tensor):
+            flat.append({"shape": [int(d) for d in r.shape], "dtype": str(r.dtype).replace("torch.", "")})
+        elif isinstance(r, (list, tuple)):
+            for x in r:
+                walk(x)
+        elif isinstance(r, dict):
+            for k in sorted(r):
+                walk(r[k])
+        else:
+            raise SystemExit(f"unexpected forward result {type(r).__name__}")
+
+    walk(result)
+    return flat
+
+
 def models():
     import torch
     import torchvision.models as tv
@@ -276,14 +429,33 @@ def main():
         model.eval()
         path = os.path.join(args.out_dir, f"{name}.onnx")
         with torch.no_grad():
+            # The forward PyTorch computes, on the very input the export traces.
+            reference = torch_outputs(model(example))
             torch.onnx.export(model, example, path, opset_version=args.opset, input_names=["input"],
                               output_names=["output"], do_constant_folding=True, **export)
-        expect = expectations(onnx.load(path))
+        exported = onnx.load(path)
+        expect = expectations(exported)
+        expect["expect_version"] = EXPECT_VERSION
+        expect["torch_outputs"] = reference
+        expect["value_info"] = static_tensor_types(exported.graph.value_info)
+        expect["value_info_total"] = len(exported.graph.value_info)
+        expect["declared_outputs"] = static_tensor_types(exported.graph.output)
+        expect["node_outputs"] = sum(1 for n in exported.graph.node for o in n.output if o)
+        expect["node_output_ops"] = dict(sorted((o, n.op_type) for n in exported.graph.node for o in n.output if o))
+        expect["onnx_value_info"] = onnx_static_types(exported)  # last: modifies `exported`
+        for vname, t in expect["value_info"].items():
+            if expect["onnx_value_info"].get(vname, t) != t:
+                sys.exit(f"{name}: {vname}: exporter records {t}, onnx infers {expect['onnx_value_info'][vname]}")
+        for got, (oname, declared) in zip(reference, expect["declared_outputs"].items()):
+            if got["shape"] != declared["dims"]:
+                sys.exit(f"{name}: output {oname}: PyTorch computes {got['shape']}, ONNX declares {declared['dims']}")
         expect["model"] = name
         expect["onnx_file_bytes"] = os.path.getsize(path)
         with open(os.path.join(args.out_dir, f"{name}.expect.json"), "w") as f:
             json.dump(expect, f, indent=1, sort_keys=True)
         print(f"{name}: {expect['onnx_nodes']} nodes, {expect['params']} params, "
+              f"{len(expect['value_info'])}/{expect['value_info_total']} static value_info "
+              f"({len(expect['onnx_value_info'])}/{expect['node_outputs']} by onnx), "
               f"{expect['onnx_file_bytes']} bytes, {time.time() - started:.1f}s", flush=True)
 
 

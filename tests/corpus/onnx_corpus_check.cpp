@@ -5,6 +5,12 @@
 // families among them, params and param bytes. Not part of the default suite: it
 // needs the generated corpus.
 //
+// A second test checks static shape/dtype inference (ir/infer.h) on the imported
+// graph: every graph output's inferred shape and dtype against what PyTorch computes,
+// and every ONNX tensor's against the reference shape the expectation records for it
+// (the exporter's value_info; PyTorch 1.13 records none, so onnx's shape inference of
+// the exported file — see tools/make_onnx_corpus.py).
+//
 //   MGEDUMP_ONNX_CORPUS=DIR build/mgedump_corpus_tests
 #include <gtest/gtest.h>
 
@@ -13,11 +19,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <span>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "engine/dump.h"
 #include "formats/model_reader.h"
 #include "formats/onnx_import.h"
+#include "formats/onnx_importer.h"
+#include "formats/onnx_model_file.h"
 #include "ir/op_registry.h"
 
 namespace mgedump::test {
@@ -108,6 +119,157 @@ TEST_P(OnnxCorpus, ConvertsToBothFormatsAndMatchesTheOnnxGraph) {
             static_cast<unsigned long long>(d.result.nr_opr), static_cast<long long>(c.compute),
             static_cast<long long>(c.params), static_cast<long long>(c.param_bytes), bytes->size());
     }
+}
+
+// Bump with EXPECT_VERSION in tools/make_onnx_corpus.py.
+constexpr int kExpectVersion = 3;
+
+// The MegEngine dtype an ONNX element type imports as (INT64 → Int32, DOUBLE →
+// Float32: formats/ONNX_IMPORT.md); nullopt for types the corpus does not use.
+std::optional<ir::DTypeEnum> megengine_dtype(int64_t onnx_elem_type) {
+    switch (onnx_elem_type) {
+        case 1: case 11: return ir::DTypeEnum::Float32;  // FLOAT, DOUBLE
+        case 6: case 7: return ir::DTypeEnum::Int32;     // INT32, INT64
+        case 9: return ir::DTypeEnum::Bool;
+        case 10: return ir::DTypeEnum::Float16;
+        default: return std::nullopt;
+    }
+}
+
+std::optional<ir::DTypeEnum> megengine_dtype(std::string_view torch_dtype) {
+    if (torch_dtype == "float32" || torch_dtype == "float64") return ir::DTypeEnum::Float32;
+    if (torch_dtype == "int64" || torch_dtype == "int32") return ir::DTypeEnum::Int32;
+    if (torch_dtype == "bool") return ir::DTypeEnum::Bool;
+    return std::nullopt;
+}
+
+// MegEngine has no rank-0 tensors: an ONNX/PyTorch scalar [] is [1].
+std::vector<uint32_t> megengine_dims(const nlohmann::json& dims) {
+    std::vector<uint32_t> out;
+    for (const auto& d : dims) out.push_back(d.get<uint32_t>());
+    if (out.empty()) out.push_back(1);
+    return out;
+}
+
+template <class Dims>
+std::string dims_string(const Dims& dims) {
+    if (dims.empty()) return "unknown";
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+    return s + "]";
+}
+
+bool same_dims(std::span<const uint32_t> a, const std::vector<uint32_t>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
+std::string fmt_count(const std::string& what, int n) { return " " + what + " " + std::to_string(n); }
+
+// Where a var came from, for messages: its operator's type and name.
+std::string describe_var(const ir::Graph& g, ir::VarId v) {
+    ir::OprId o = g.vars.owner[v.value];
+    return std::string(ir::op_def(g.oprs.type[o.value]).name) + " '" +
+           std::string(g.strings.view(g.oprs.name[o.value])) + "'";
+}
+
+TEST_P(OnnxCorpus, InfersTheShapesOfPyTorchAndOfOnnxValueInfo) {
+    const fs::path model = corpus_dir() / (GetParam() + ".onnx");
+    nlohmann::json expect =
+        nlohmann::json::parse(std::ifstream(corpus_dir() / (GetParam() + ".expect.json")));
+    ASSERT_EQ(expect.value("expect_version", 1), kExpectVersion)
+        << "stale expectation file; tools/corpus_test.sh regenerates it";
+
+    // The importer itself rather than import_onnx: its value table maps every ONNX
+    // tensor name to the graph var that holds it. Var names cannot: a var is named
+    // after its operator, i.e. after the ONNX *node* ("/conv1/Conv", or with ":k"
+    // for a node's later operators), never after the tensor ("/conv1/Conv_output_0");
+    // only the graph input and outputs carry tensor names.
+    formats::OnnxModelFile file = formats::read_onnx_model(model);
+    formats::onnx_import::Importer importer(file, {.params_as_shared_device_tensor = true});
+    ir::Graph g = importer.run();
+
+    // Graph outputs: known, and equal to what PyTorch computes.
+    const auto& torch_outputs = expect["torch_outputs"];
+    ASSERT_EQ(g.outputs.size(), torch_outputs.size());
+    int outputs_equal = 0;
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+        ir::VarId v = g.outputs[k];
+        auto want = megengine_dims(torch_outputs[k]["shape"]);
+        auto got = g.var_shape(v);
+        auto want_dtype = megengine_dtype(torch_outputs[k]["dtype"].get<std::string>());
+        ASSERT_TRUE(want_dtype) << torch_outputs[k]["dtype"];
+        bool ok = same_dims(got, want) && g.vars.dtype[v.value].valid && g.vars.dtype[v.value].type == *want_dtype;
+        outputs_equal += ok;
+        EXPECT_TRUE(ok) << "output #" << k << " (" << describe_var(g, v) << "): PyTorch " << dims_string(want)
+                        << " " << ir::dtype_name(*want_dtype) << ", inferred " << dims_string(got) << " "
+                        << (g.vars.dtype[v.value].valid ? ir::dtype_name(g.vars.dtype[v.value].type) : "unknown");
+    }
+
+    // Every ONNX tensor with a reference shape: the exporter's value_info where it
+    // records one, else onnx's inference (the script checks the two agree).
+    std::map<std::string, nlohmann::json> reference;
+    for (const auto& [name, t] : expect["onnx_value_info"].items()) reference[name] = t;
+    for (const auto& [name, t] : expect["value_info"].items()) reference[name] = t;
+    for (const auto& [name, t] : expect["declared_outputs"].items()) reference[name] = t;
+    // Folded: the tensor is an import-time constant with no graph var of its own, so
+    // there is nothing inference could know; its import-time shape is checked
+    // instead. On this corpus those are the Identity aliases torch writes for shared
+    // initializers (their readers get the initializer's SharedDeviceTensor var), Clip
+    // bounds and other Constant nodes, and the integer shape arithmetic of chunk and
+    // multi-head attention (Shape -> Gather -> Add -> Div -> Mul -> Slice operands).
+    int equal = 0, mismatched = 0, unknown = 0, folded = 0, missing = 0, dtype_mismatched = 0;
+    std::map<std::string, int> folded_ops;  // by the ONNX op type producing the tensor
+    for (const auto& [name, t] : reference) {
+        auto want = megengine_dims(t["dims"]);
+        const formats::onnx_import::Value* value = importer.value(name);
+        if (!value) {
+            ++missing;
+            ADD_FAILURE() << name << ": the importer has no value of that name";
+            continue;
+        }
+        if (!value->var.valid()) {
+            ++folded;
+            ++folded_ops[expect["node_output_ops"].value(name, std::string("graph input/initializer"))];
+            std::vector<uint32_t> own;
+            for (int64_t d : value->shape) own.push_back(static_cast<uint32_t>(d));
+            if (own.empty()) own.push_back(1);
+            EXPECT_EQ(own, want) << name << ": folded constant's import-time shape";
+            continue;
+        }
+        auto got = g.var_shape(value->var);
+        // The importer's own propagated shape, to tell an importer bug from a rule's.
+        std::string own = "[";
+        for (size_t i = 0; i < value->shape.size(); ++i) own += (i ? "," : "") + std::to_string(value->shape[i]);
+        own += "]";
+        if (got.empty()) {
+            ++unknown;
+            ADD_FAILURE() << name << " (" << describe_var(g, value->var) << "): shape not inferred; reference "
+                          << dims_string(want) << ", importer's own " << own;
+        } else if (!same_dims(got, want)) {
+            ++mismatched;
+            ADD_FAILURE() << name << " (" << describe_var(g, value->var) << "): inferred " << dims_string(got)
+                          << ", reference " << dims_string(want) << ", importer's own " << own;
+        } else {
+            ++equal;
+        }
+        auto want_dtype = megengine_dtype(t["elem_type"].get<int64_t>());
+        ir::DType got_dtype = g.vars.dtype[value->var.value];
+        if (want_dtype && !(got_dtype.valid && got_dtype.type == *want_dtype)) {
+            ++dtype_mismatched;
+            ADD_FAILURE() << name << " (" << describe_var(g, value->var) << "): inferred dtype "
+                          << (got_dtype.valid ? ir::dtype_name(got_dtype.type) : "unknown") << ", reference "
+                          << ir::dtype_name(*want_dtype);
+        }
+    }
+    // Every ONNX node output has a reference (the script's folding leaves none unknown).
+    EXPECT_EQ(static_cast<int64_t>(reference.size()), expect["node_outputs"].get<int64_t>());
+    std::printf("  %-22s outputs %zu/%zu equal to PyTorch;  tensors %4zu: %4d equal, %d mismatched, %d unknown, "
+                "%d dtype mismatched, %3d folded at import, %d missing\n",
+                GetParam().c_str(), static_cast<size_t>(outputs_equal), g.outputs.size(), reference.size(), equal,
+                mismatched, unknown, dtype_mismatched, folded, missing);
+    std::string breakdown;
+    for (const auto& [op, n] : folded_ops) breakdown += fmt_count(op, n);
+    std::printf("  %-22s folded at import: %s\n", "", breakdown.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, OnnxCorpus, ::testing::ValuesIn(corpus_models()),
