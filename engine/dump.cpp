@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "engine/artifact_pass.h"
+#include "engine/loader_limits.h"
 #include "engine/value_scan.h"
 #include "engine/passes/compat_rewrite.h"
 #include "engine/passes/make_folds.h"
@@ -65,6 +66,7 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     // the structure first (rules index inputs and params), then every operator's
     // dtype and shape rules (ir/infer.h).
     ir::validate(original, validate_options, order);
+    check_loadable_by_megengine(original, order, options);
     // A graph from the builder or a reader was inferred when it was made: its var
     // table holds the result (an empty state reads through to it).
     ir::InferState inferred;

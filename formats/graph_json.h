@@ -43,6 +43,10 @@ struct GraphJsonWriteOptions {
     std::string npy_subdir = "tensors";
     // nlohmann::json::dump indentation; -1 for one line.
     int indent = 2;
+    // Every operator output states its dtype and shape where known (`inspect --json`
+    // shows what inference found); otherwise only where the reader would not
+    // derive them. The reader checks stated ones against its inference either way.
+    bool output_types = false;
 };
 
 // Writes every operator of `g` (in a dependency order) so that parsing the result

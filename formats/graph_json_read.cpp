@@ -2,6 +2,7 @@
 // JSON place, so a person can fix a hand-written file from the message alone.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -514,11 +515,7 @@ private:
         if (ref) r = string_at(e, "ref", ctx);
         else if (name && name->is_string()) r = name->get<std::string>();
         else fail(ctx, "needs a \"ref\" to be referred to by (or a \"name\")");
-        if (const Json* d = find(e, "dtype")) {
-            g().vars.dtype[v.value] = d->is_null() ? ir::DType::none()
-                                                   : parse_dtype(*d, find(e, "scale"), find(e, "zero_point"), ctx);
-        }
-        if (const Json* s = find(e, "shape")) g().vars.shape[v.value] = g().add_dims(parse_shape(*s, ctx));
+        read_output_types(e, v, ctx);
         if (const Json* vol = find(e, "volatile")) {
             if (!vol->is_boolean()) fail(ctx, fmt::format("\"volatile\": expected true or false, got {}", kind_of(*vol)));
             if (vol->get<bool>()) g().vars.flags[v.value] |= ir::kVarVolatile;
@@ -529,6 +526,33 @@ private:
             g().vars.original_id[v.value] = static_cast<uint32_t>(id->get<uint64_t>());
         }
         define(r, v, ctx, path);
+    }
+
+    // An output's stated "dtype"/"shape": taken where inference found none (a
+    // shape only a value computed at run time gives), checked where it did — a
+    // graph MegEngine would type differently is refused, not silently retyped.
+    // `"dtype": null` (unknown) states nothing, so never contradicts.
+    void read_output_types(const Json& e, VarId v, const std::string& ctx) {
+        const ir::InferState& inferred = b_.inferred();
+        if (const Json* d = find(e, "dtype"); d && !d->is_null()) {
+            const ir::DType stated = parse_dtype(*d, find(e, "scale"), find(e, "zero_point"), ctx);
+            const ir::DType known =
+                v.value < inferred.dtypes.size() ? inferred.dtypes[v.value] : ir::DType::none();
+            if (known.valid && stated != known)
+                fail(ctx, fmt::format("\"dtype\": {} contradicts the inferred {} (ir/infer.h)",
+                                      dtype_to_json(stated).dump(), dtype_to_json(known).dump()));
+            g().vars.dtype[v.value] = stated;
+        } else if (d && !(v.value < inferred.dtypes.size() && inferred.dtypes[v.value].valid)) {
+            g().vars.dtype[v.value] = ir::DType::none();
+        }
+        if (const Json* s = find(e, "shape")) {
+            const std::vector<uint32_t> stated = parse_shape(*s, ctx);
+            const ir::Shape known = v.value < inferred.shapes.size() ? inferred.shapes[v.value] : ir::Shape{};
+            if (known.known() && !std::ranges::equal(stated, known.dims()))
+                fail(ctx, fmt::format("\"shape\": [{}] contradicts the inferred {} (ir/infer.h)",
+                                      fmt::join(stated, ", "), ir::shape_string(known)));
+            if (!known.known()) g().vars.shape[v.value] = g().add_dims(stated);
+        }
     }
 
     void read_outputs(const Json& outputs) {

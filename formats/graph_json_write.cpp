@@ -240,7 +240,15 @@ private:
         VarId v = g_.output_var(o, k);
         auto [dtype, shape] = derived(o, k);
         return !(g_.vars.flags[v.value] & ir::kVarVolatile) && g_.vars.dtype[v.value] == dtype &&
-               same_dims(g_.var_shape(v), shape) && original_id_kept(v);
+               same_dims(g_.var_shape(v), shape) && original_id_kept(v) && !states_types(o, k);
+    }
+
+    // With output_types, an operator output's known dtype and shape are written even
+    // when derived; a holder's are its tensor's, already in its tensor entry.
+    bool states_types(OprId o, uint32_t k) const {
+        if (!opt_.output_types || k < g_.oprs.tensors[o.value].count) return false;
+        VarId v = g_.output_var(o, k);
+        return g_.vars.dtype[v.value].valid || !g_.vars.shape[v.value].empty();
     }
 
     Form form_of(OprId o) const {
@@ -449,9 +457,11 @@ private:
         e["name"] = g_.vars.name[v.value].valid() ? Json(std::string(g_.str(g_.vars.name[v.value]))) : Json(nullptr);
         auto [dtype, shape] = derived(o, k);
         const ir::DType d = g_.vars.dtype[v.value];
-        if (d != dtype) e["dtype"] = d.valid ? dtype_to_json(d) : Json(nullptr);
+        const bool state = states_types(o, k);
+        if (d != dtype || (state && d.valid)) e["dtype"] = d.valid ? dtype_to_json(d) : Json(nullptr);
         auto vs = g_.var_shape(v);
-        if (!same_dims(vs, shape)) e["shape"] = std::vector<uint32_t>(vs.begin(), vs.end());
+        if (!same_dims(vs, shape) || (state && !vs.empty()))
+            e["shape"] = std::vector<uint32_t>(vs.begin(), vs.end());
         if (g_.vars.flags[v.value] & ir::kVarVolatile) e["volatile"] = true;
         if (!original_id_kept(v)) e["original_id"] = g_.vars.original_id[v.value];
         return e;

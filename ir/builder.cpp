@@ -255,7 +255,7 @@ TensorId GraphBuilder::add_tensor(OprId opr, std::string_view name, TensorMethod
     g.oprs.tensors[opr.value].count += 1;
     const OpDef& def = op_def(g.oprs.type[opr.value]);
     if (def.tensors != OpTensors::None && g.oprs.tensors[opr.value].count == g.oprs.outputs[opr.value].count)
-        infer(opr);
+        infer(opr, opr.value);
     return id;
 }
 
@@ -305,6 +305,7 @@ VarId GraphBuilder::op(std::string_view op_name, std::vector<VarId> inputs, cons
 
 OprId GraphBuilder::add_op(OpTypeId type, std::span<const VarId> inputs, std::vector<ParamValue> params,
                            const OpOptions& options) {
+    const size_t first_new = graph_.oprs.size();
     // The conversions MegEngine's make inserts (ir/make_promotion.h) come first.
     std::vector<VarId> built_inputs;
     if (type.valid() && type.value < op_defs().size()) {
@@ -319,14 +320,22 @@ OprId GraphBuilder::add_op(OpTypeId type, std::span<const VarId> inputs, std::ve
     OprId o = append_op(graph_, type, inputs, std::move(params), options);
     // Tensor-owning operators get their tensors after this; they are inferred
     // when their tensor is added.
-    if (op_def(type).tensors == OpTensors::None) infer(o);
+    if (op_def(type).tensors == OpTensors::None) infer(o, first_new);
     return o;
 }
 
-void GraphBuilder::infer(OprId o) {
-    // The arity and param checks first: rules may index inputs and params.
-    validate_operator(graph_, o);
-    infer_operator(graph_, o, inferred_);
+void GraphBuilder::infer(OprId o, size_t first_new) {
+    try {
+        // The arity and param checks first: rules may index inputs and params.
+        validate_operator(graph_, o);
+        infer_operator(graph_, o, inferred_);
+    } catch (...) {
+        // A refused operator (and the conversions made for it) is not left in the
+        // graph: a caller that catches the error keeps building a valid graph.
+        while (graph_.oprs.size() > first_new) graph_.remove_newest_operator();
+        inferred_.resize(graph_.vars.size());
+        throw;
+    }
     apply_inferred(graph_, inferred_, o);
 }
 

@@ -86,7 +86,9 @@ public:
     Graph finish();
 
 private:
-    void infer(OprId o);
+    // Validates and infers `o`; on a refusal removes every operator from index
+    // `first_new` on before rethrowing.
+    void infer(OprId o, size_t first_new);
 
     Graph graph_;
     InferState inferred_;

@@ -16,6 +16,36 @@ void Graph::redirect(VarId from, VarId to) {
     std::replace(outputs.begin(), outputs.end(), from, to);
 }
 
+void Graph::remove_newest_operator() {
+    if (oprs.size() == 0) return;
+    const size_t o = oprs.size() - 1;
+    const Range outs = oprs.outputs[o], tens = oprs.tensors[o];
+    auto cut = [](auto& column, size_t n) { column.resize(std::min(column.size(), n)); };
+    cut(opr_inputs, oprs.inputs[o].begin);
+    cut(params, oprs.params[o].begin);
+    cut(opr_comp_nodes, oprs.comp_nodes[o].begin);
+    cut(opr_blobs, oprs.blobs[o].begin);
+    for (auto* column : {&oprs.inputs, &oprs.outputs, &oprs.tensors, &oprs.blobs, &oprs.params, &oprs.comp_nodes})
+        cut(*column, o);
+    cut(oprs.type, o);
+    cut(oprs.name, o);
+    cut(oprs.priority, o);
+    cut(oprs.output_dtype, o);
+    cut(vars.name, outs.begin);
+    cut(vars.dtype, outs.begin);
+    cut(vars.shape, outs.begin);
+    cut(vars.owner, outs.begin);
+    cut(vars.flags, outs.begin);
+    cut(vars.original_id, outs.begin);
+    cut(tensors.name, tens.begin);
+    cut(tensors.dtype, tens.begin);
+    cut(tensors.shape, tens.begin);
+    cut(tensors.comp_node, tens.begin);
+    cut(tensors.method, tens.begin);
+    cut(tensors.blob, tens.begin);
+    cut(tensors.format_type, tens.begin);
+}
+
 uint64_t element_count(std::span<const uint32_t> shape) {
     uint64_t n = 1;
     for (uint32_t d : shape) n *= d;

@@ -105,6 +105,11 @@ struct Graph {
     // Every use of `from` as an operator input or graph output now uses `to`.
     void redirect(VarId from, VarId to);
 
+    // Takes the newest operator out again, with its vars, tensors, params and
+    // input list (a builder undoing an operator that was refused). Nothing may use
+    // its outputs yet.
+    void remove_newest_operator();
+
 private:
     template <class T>
     static std::span<const T> slice(const std::vector<T>& v, Range r) {

@@ -68,6 +68,7 @@ struct InferState {
         std::vector<uint8_t> outputs_set;
     } scratch;
 
+    // Sizes the tables; entries added know nothing (adopt starts them from the graph).
     void resize(size_t vars);
     // Covers every var of `g`: vars not seen yet start with the graph's record
     // (a tensor's dtype and shape, a loaded file's MiddleTensor shape).

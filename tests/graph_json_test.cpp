@@ -238,7 +238,7 @@ Graph awkward_graph() {
     // operators they add (ir/infer.h), as this does.
     auto infer_added = [&g](OprId o) {
         ir::InferState st;
-        st.resize(g.vars.size());
+        st.adopt(g);
         ir::infer_operator(g, o, st);
         ir::apply_inferred(g, st, o);
     };
@@ -249,7 +249,6 @@ Graph awkward_graph() {
                             ir::make_params(ir::op_def(ir::find_op("Elemwise")), {{"mode", "RELU"}}, "late"), late);
     infer_added(l);
     g.redirect(a, g.output_var(l, 0));
-    g.vars.dtype[c.value] = DType::of(DTypeEnum::Float16);
     g.vars.original_id[conv.value] = 77;
     g.tensors.comp_node[0] = ir::StrId();
     g.oprs.name[s.value] = g.strings.intern("");

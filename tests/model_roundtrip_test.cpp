@@ -6,6 +6,9 @@
 #include <tuple>
 
 #include "engine/dump.h"
+#include "ir/order.h"
+#include "engine/passes/compat_rewrite.h"
+#include "formats/write_plan.h"
 #include "engine/model_compare.h"
 #include "formats/model_reader.h"
 #include "ir/op_registry.h"
@@ -141,6 +144,13 @@ TEST_P(RoundTrip, LoadOfDumpEqualsTheGraphAsTheOptionsKeptIt) {
     o.keep_param_name = keep_param_name;
     o.keep_opr_priority = keep_priority;
     if (metadata) o.metadata = ir::Metadata{true, true, std::string("user \0 info", 11), 0x1234};
+    // A convolution in FBS_V2 model_version 1 is a file MegEngine cannot load
+    // (engine/loader_limits.h): refused, nothing to round-trip.
+    if (v.format == engine::DumpFormat::FBS_V2 && v.model_version == 1 &&
+        std::string_view(kGraphs[graph_index].name) == "conv_net") {
+        EXPECT_THROW(engine::dump_graph(g, o), OptionError);
+        return;
+    }
     auto bytes = test::owned_bytes(engine::dump_graph(g, o).bytes.to_bytes());
     formats::LoadedModel m = test::load_bytes(bytes);
 
@@ -226,10 +236,17 @@ TEST(RoundTripFidelity, CheckNonFiniteIn814FilesReadsBackWithVolatileValuesAndAD
     ir::VarId first = b.op("CheckNonFinite", {x, y}, {{"scale", 2.0f}}, o3);
     b.output(ir::VarId(first.value + 2), "flag");
     ir::Graph g = b.finish();
-    engine::DumpOptions o;
-    o.dump_format = engine::DumpFormat::FBS;
-    o.compat_older_version = "8.14";
-    formats::LoadedModel m = test::load_bytes(test::owned_bytes(engine::dump_graph(g, o).bytes.to_bytes()));
+    // dump_graph refuses CheckNonFinite in FBS (MegEngine cannot load it back), but
+    // MegEngine's dumper writes such files: written here as it does, with the §9.1
+    // rewrite (first N outputs volatile) and the 8.14 header and param.
+    ir::Graph rewritten = g;
+    engine::apply_compat_rewrites(rewritten, engine::DumpFormat::FBS);
+    formats::WritePlan plan{.graph = rewritten};
+    plan.order = ir::dump_order(rewritten);
+    plan.numbering = ir::number_vars(rewritten, plan.order);
+    plan.compat_8_14 = true;
+    formats::WriteStats stats;
+    formats::LoadedModel m = test::load_bytes(test::owned_bytes(formats::write_fbs_v1(plan, stats).to_bytes()));
     ASSERT_EQ(m.format, formats::ModelFormat::FbsMGBS);
     const ir::Graph& h = m.graph;
     const ir::OprId op(2);

@@ -7,6 +7,7 @@
 #include "ir/error.h"
 #include "ir/infer.h"
 #include "ir/infer/rules.h"
+#include "ir/infer/values.h"
 
 namespace mgedump::ir {
 namespace {
@@ -43,6 +44,7 @@ bool has_infer_rule(OpTypeId type) {
 }
 
 void InferState::resize(size_t vars) {
+    // Shrinks too (a builder taking a refused operator out).
     dtypes.resize(vars, DType::none());
     shapes.resize(vars);
     values.resize(vars);
@@ -52,9 +54,19 @@ void InferState::adopt(const Graph& g) {
     const size_t from = dtypes.size(), to = g.vars.size();
     if (from >= to) return;
     resize(to);
+    static const OpTypeId immutable = find_op("ImmutableTensor");
     for (size_t v = from; v < to; ++v) {
         dtypes[v] = g.vars.dtype[v];
         shapes[v] = Shape::of(g.var_shape(VarId(static_cast<uint32_t>(v))));
+        // A constant's value is known however the graph was made (a loaded graph
+        // that a builder goes on with, e.g. in Python).
+        const OprId owner = g.vars.owner[v];
+        if (g.oprs.type[owner.value] != immutable || g.oprs.tensors[owner.value].count != 1) continue;
+        const TensorId t(g.oprs.tensors[owner.value].begin);
+        const Shape ts = Shape::of(g.tensor_shape(t));
+        if (!g.tensors.blob[t.value].valid() || !ts.known() || ts.elements() > kMaxStaticValueElements) continue;
+        if (auto elems = decode_elements(g.tensors.dtype[t.value], g.blobs.bytes(g.tensors.blob[t.value]), ts.elements()))
+            values[v] = std::make_shared<const StaticValue>(StaticValue{std::move(*elems)});
     }
 }
 

@@ -1,6 +1,7 @@
 // `mgedump inspect FILE [--json] [--dot]`: what is in a .mge file — format and
-// versions, operator histogram, inputs and outputs, parameter bytes, hash and
-// digest, metadata — for every graph appended in the file.
+// versions, operator histogram, inputs and outputs, every operator output's dtype
+// and shape, parameter bytes, hash and digest, metadata — for every graph
+// appended in the file.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -10,7 +11,9 @@
 #include "formats/graph_json.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
+#include "ir/order.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/inspect_text.h"
 #include "tools/cli/model_dot.h"
 
 namespace mgedump::cli {
@@ -22,9 +25,23 @@ struct InspectCommand {
     bool dot = false;
 };
 
-
-std::string shape_text(std::span<const uint32_t> s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
-std::string dtype_text(const ir::DType& d) { return d.valid ? std::string(ir::dtype_name(d.type)) : "?"; }
+// Every operator output in dump order with the dtype and shape the reader's static
+// inference gave it (ir/infer.h) or the file recorded; "unknown" where neither did.
+void print_vars(const ir::Graph& g) {
+    fmt::print("vars:\n");
+    for (ir::OprId o : ir::dump_order(g)) {
+        const ir::Range r = g.oprs.outputs[o.value], tensors = g.oprs.tensors[o.value];
+        for (uint32_t k = 0; k < r.count; ++k) {
+            const ir::VarId v(r.begin + k);
+            // A holder's var is its tensor, whose shape is always known ([] included).
+            const std::string shape = k < tensors.count
+                                          ? tensor_shape_text(g.tensor_shape(ir::TensorId(tensors.begin + k)))
+                                          : shape_text(g.var_shape(v));
+            fmt::print("  {:<28} {} {}  <- #{} {}\n", var_name_text(g, v), dtype_text(g.vars.dtype[v.value]),
+                       shape, o.value, op_kind_text(g, o));
+        }
+    }
+}
 
 void print_summary(size_t index, size_t count, const formats::LoadedModel& m) {
     const ir::Graph& g = m.graph;
@@ -49,7 +66,7 @@ void print_summary(size_t index, size_t count, const formats::LoadedModel& m) {
         const auto method = g.tensors.method[t];
         if (method == ir::TensorMethod::MetaInput || method == ir::TensorMethod::ValueInput) {
             fmt::print("  {:<28} {} {}\n", g.str(g.tensors.name[t]), dtype_text(g.tensors.dtype[t]),
-                       shape_text(g.tensor_shape(ir::TensorId(t))));
+                       tensor_shape_text(g.tensor_shape(ir::TensorId(t))));
         } else if (g.tensors.blob[t].valid()) {
             ++param_count;
             param_bytes += g.blobs.bytes(g.tensors.blob[t]).size();
@@ -58,10 +75,11 @@ void print_summary(size_t index, size_t count, const formats::LoadedModel& m) {
     }
     fmt::print("outputs:\n");
     for (ir::VarId v : g.outputs) {
-        std::string shape = g.vars.shape[v.value].empty() ? "" : " " + shape_text(g.var_shape(v));
-        fmt::print("  {:<28} {}{} (original id {})\n", g.str(g.vars.name[v.value]), dtype_text(g.vars.dtype[v.value]),
-                   shape, g.vars.original_id[v.value]);
+        fmt::print("  {:<28} {} {} (original id {})\n", g.str(g.vars.name[v.value]),
+                   dtype_text(g.vars.dtype[v.value]), shape_text(g.var_shape(v)),
+                   g.vars.original_id[v.value]);
     }
+    print_vars(g);
     fmt::print("parameters:       {} tensors, {} elements, {} bytes (nr_shared_tensor {})\n", param_count,
                param_elements, param_bytes, m.nr_shared_tensor);
     if (m.metadata)
@@ -84,7 +102,9 @@ void run_inspect(const InspectCommand& c) {
         if (c.dot) {
             for (const auto& m : models) std::cout << graph_to_dot(m.graph);
         } else if (c.json) {
-            for (const auto& m : models) std::cout << formats::graph_to_json(m.graph) << "\n";
+            formats::GraphJsonWriteOptions options;
+            options.output_types = true;  // show what inference found for every operator output
+            for (const auto& m : models) std::cout << formats::graph_to_json(m.graph, options) << "\n";
         } else {
             fmt::print("file:             {} ({} bytes, xxh3-128 {})\n", c.input, file.bytes.size(),
                        engine::file_digest(file));
@@ -103,8 +123,13 @@ void register_inspect(CLI::App& app) {
     auto state = std::make_shared<InspectCommand>();
     CLI::App* cmd = app.add_subcommand("inspect", "Show what is in a .mge file (FBS or FBS_V2)");
     cmd->add_option("input", state->input, "the .mge file")->required();
-    cmd->add_flag("--json", state->json, "print the graph as graph JSON (formats/GRAPH_JSON.md)");
-    cmd->add_flag("--dot", state->dot, "print the graph as Graphviz dot");
+    cmd->add_flag(
+        "--json", state->json,
+        "print the graph as graph JSON (formats/GRAPH_JSON.md), every operator output with its inferred "
+        "dtype and shape");
+    cmd->add_flag(
+        "--dot", state->dot,
+        "print the graph as Graphviz dot (operators with their modes, vars with dtypes and shapes)");
     cmd->callback([state] { run_inspect(*state); });
 }
 
