@@ -75,6 +75,9 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     // Rewrites work on a copy; copying shares the tensor bytes.
     ir::Graph rewritten;
     const ir::Graph* g = &original;
+    // Operators from this index on were added by the passes below; validate()
+    // accepted the rest.
+    size_t first_added = original.oprs.size();
     auto copy_once = [&] {
         if (g != &original) return;
         rewritten = original;
@@ -94,7 +97,8 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
         copy_once();
         const RewriteStats rewrites = apply_compat_rewrites(rewritten, options.dump_format, order);
         order = ir::dump_order(rewritten);
-        ir::InferState after = infer_rewritten(rewritten, order, rewrites.first_added, rewrites.added_source);
+        ir::InferState after =
+            infer_rewritten(rewritten, order, rewrites.first_added, rewrites.added_source, inferred);
         check_rewrites_keep_vars(rewritten, inferred, after, rewrites.replacements);
         inferred = std::move(after);
     }
@@ -114,7 +118,7 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
         }
         dedup = found.stats;
     }
-    if (g != &original) ir::validate(*g, validate_options, order);
+    if (g != &original) ir::validate_appended(*g, validate_options, order, first_added);
 
     formats::WritePlan plan{.graph = *g};
     plan.order = std::move(order);

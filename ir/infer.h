@@ -73,6 +73,9 @@ struct InferState {
     // Covers every var of `g`: vars not seen yet start with the graph's record
     // (a tensor's dtype and shape, a loaded file's MiddleTensor shape).
     void adopt(const Graph& g);
+    // The same for one var, when the state knows nothing of it yet (a pass that
+    // infers only the operators it added reads the rest from the graph).
+    void adopt_var(const Graph& g, VarId v);
     const StaticValue* value(VarId v) const {
         return v.value < values.size() ? values[v.value].get() : nullptr;
     }

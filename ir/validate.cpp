@@ -85,6 +85,17 @@ void check_operator(const Graph& g, OprId o) {
     }
 }
 
+void check_output_names(const Graph& g) {
+    std::map<std::string_view, VarId> seen;
+    for (VarId out : g.outputs) {
+        std::string_view name = g.str(g.vars.name[out.value]);
+        auto [it, fresh] = seen.emplace(name, out);
+        if (!fresh && it->second != out)
+            throw GraphError(fmt::format("duplicated output var name '{}': {} and {}", name, describe_var(g, it->second),
+                                         describe_var(g, out)));
+    }
+}
+
 void check_outputs(const Graph& g) {
     if (g.outputs.empty()) throw GraphError("the graph has no outputs: can't dump an empty graph");
     for (VarId out : g.outputs) {
@@ -107,21 +118,19 @@ void check_reached(const Graph& g, const ValidateOptions& options, std::span<con
                                              describe_opr(g, it->second)));
         }
     }
-    if (options.unique_output_names) {
-        std::map<std::string_view, VarId> seen;
-        for (VarId out : g.outputs) {
-            std::string_view name = g.str(g.vars.name[out.value]);
-            auto [it, fresh] = seen.emplace(name, out);
-            if (!fresh && it->second != out)
-                throw GraphError(fmt::format("duplicated output var name '{}': {} and {}", name,
-                                             describe_var(g, it->second), describe_var(g, out)));
-        }
-    }
+    if (options.unique_output_names) check_output_names(g);
 }
 
 }  // namespace
 
 void validate_operator(const Graph& g, OprId o) { check_operator(g, o); }
+
+void validate_appended(const Graph& g, const ValidateOptions& options, std::span<const OprId> order, size_t first_new) {
+    check_outputs(g);
+    for (OprId o : order)
+        if (o.value >= first_new) check_operator(g, o);
+    if (options.unique_output_names) check_output_names(g);
+}
 
 void validate(const Graph& g, const ValidateOptions& options) {
     check_outputs(g);

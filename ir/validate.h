@@ -22,6 +22,11 @@ void validate(const Graph& g, const ValidateOptions& options);
 // third of validate's time, and a dump needs it three times over.
 void validate(const Graph& g, const ValidateOptions& options, std::span<const OprId> order);
 
+// After a pass that appended operators from index `first_new` on to a graph
+// validate() accepted: the outputs, the appended operators and the output names
+// (the operators that were there are unchanged; a pass adds no inputs).
+void validate_appended(const Graph& g, const ValidateOptions& options, std::span<const OprId> order, size_t first_new);
+
 // The per-operator part alone (arity, params, tensors), for a builder that
 // checks each operator as it is added.
 void validate_operator(const Graph& g, OprId o);

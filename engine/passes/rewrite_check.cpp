@@ -9,10 +9,14 @@
 namespace mgedump::engine {
 
 ir::InferState infer_rewritten(const ir::Graph& g, std::span<const ir::OprId> order, uint32_t first_added,
-                               std::span<const ir::OprId> added_source) {
-    ir::InferState state;
-    state.adopt(g);
+                               std::span<const ir::OprId> added_source, ir::InferState before) {
+    ir::InferState state = std::move(before);
+    // Only what the added operators read is taken from the graph (adopting every
+    // var was a tenth of an operator-heavy dump).
+    state.resize(g.vars.size());
     for (ir::OprId o : order) {
+        if (o.value < first_added) continue;
+        for (ir::VarId in : g.inputs_of(o)) state.adopt_var(g, in);
         try {
             ir::infer_operator(g, o, state);
         } catch (const GraphError& e) {

@@ -14,11 +14,15 @@ namespace mgedump::engine {
 // replacement's inferred dtype or shape differs from the var it replaces.
 // `before`: inference of the graph before the rewrites (same var ids for the old
 // vars), `after`: of the rewritten graph `g`.
-// Infers the rewritten graph `g` (operators of `order`); an operator a rewrite
-// added that breaks a rule is reported as the rewrite of the operator it stands
-// for (MegEngine's dumper builds the same operators and fails the same way).
+// Infers what the rewrites added to `g` (the operators of `order` from index
+// `first_added` on), on top of `before` (the inference of the graph before them,
+// possibly empty: then the var table's record). The operators that were there
+// keep their results: every replacement is checked to keep its var's dtype and
+// shape (check_rewrites_keep_vars), so nothing downstream changes. An added
+// operator that breaks a rule is reported as the rewrite of the operator it
+// stands for (MegEngine's dumper builds the same operators and fails the same way).
 ir::InferState infer_rewritten(const ir::Graph& g, std::span<const ir::OprId> order, uint32_t first_added,
-                               std::span<const ir::OprId> added_source);
+                               std::span<const ir::OprId> added_source, ir::InferState before);
 
 void check_rewrites_keep_vars(const ir::Graph& g, const ir::InferState& before, const ir::InferState& after,
                               std::span<const std::pair<ir::VarId, ir::VarId>> replacements);

@@ -54,20 +54,25 @@ void InferState::adopt(const Graph& g) {
     const size_t from = dtypes.size(), to = g.vars.size();
     if (from >= to) return;
     resize(to);
+    for (size_t v = from; v < to; ++v) adopt_var(g, VarId(static_cast<uint32_t>(v)));
+}
+
+void InferState::adopt_var(const Graph& g, VarId var) {
+    const size_t v = var.value;
+    if (v >= dtypes.size()) resize(g.vars.size());
+    if (dtypes[v].valid || shapes[v].known()) return;
+    dtypes[v] = g.vars.dtype[v];
+    shapes[v] = Shape::of(g.var_shape(var));
+    // A constant's value is known however the graph was made (a loaded graph that
+    // a builder goes on with, e.g. in Python).
     static const OpTypeId immutable = find_op("ImmutableTensor");
-    for (size_t v = from; v < to; ++v) {
-        dtypes[v] = g.vars.dtype[v];
-        shapes[v] = Shape::of(g.var_shape(VarId(static_cast<uint32_t>(v))));
-        // A constant's value is known however the graph was made (a loaded graph
-        // that a builder goes on with, e.g. in Python).
-        const OprId owner = g.vars.owner[v];
-        if (g.oprs.type[owner.value] != immutable || g.oprs.tensors[owner.value].count != 1) continue;
-        const TensorId t(g.oprs.tensors[owner.value].begin);
-        const Shape ts = Shape::of(g.tensor_shape(t));
-        if (!g.tensors.blob[t.value].valid() || !ts.known() || ts.elements() > kMaxStaticValueElements) continue;
-        if (auto elems = decode_elements(g.tensors.dtype[t.value], g.blobs.bytes(g.tensors.blob[t.value]), ts.elements()))
-            values[v] = std::make_shared<const StaticValue>(StaticValue{std::move(*elems)});
-    }
+    const OprId owner = g.vars.owner[v];
+    if (values[v] || g.oprs.type[owner.value] != immutable || g.oprs.tensors[owner.value].count != 1) return;
+    const TensorId t(g.oprs.tensors[owner.value].begin);
+    const Shape ts = Shape::of(g.tensor_shape(t));
+    if (!g.tensors.blob[t.value].valid() || !ts.known() || ts.elements() > kMaxStaticValueElements) return;
+    if (auto elems = decode_elements(g.tensors.dtype[t.value], g.blobs.bytes(g.tensors.blob[t.value]), ts.elements()))
+        values[v] = std::make_shared<const StaticValue>(StaticValue{std::move(*elems)});
 }
 
 DType InferState::dtype(const Graph& g, VarId v) const {
