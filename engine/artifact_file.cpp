@@ -1,7 +1,10 @@
 #include "engine/artifact_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -21,8 +24,40 @@
 
 namespace mgedump::engine {
 
+namespace {
+
+// The directory of `path` as open() takes it.
+std::string dir_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
 int FileOps::open_exclusive(const std::string& path) {
+    int fd = open_unnamed(dir_of(path));
+    if (fd >= 0) return fd;
     return ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+}
+
+int FileOps::open_unnamed(const std::string& dir) {
+#ifdef O_TMPFILE
+    static const bool can_link = ::access("/proc/self/fd", X_OK) == 0;  // link() goes through /proc
+    if (can_link) return ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+#endif
+    (void)dir;
+    errno = EOPNOTSUPP;
+    return -1;
+}
+
+int FileOps::link(int fd, const std::string& to) {
+    const std::string from = fmt::format("/proc/self/fd/{}", fd);
+    return ::linkat(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), AT_SYMLINK_FOLLOW);
+}
+
+int FileOps::open_existing(const std::string& path) {
+    return ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
 }
 
 long FileOps::write_some(int fd, std::span<const std::span<const std::byte>> segments) {
@@ -40,6 +75,7 @@ int FileOps::unlink(const std::string& path) { return ::unlink(path.c_str()); }
 
 namespace {
 
+// The naming remove_stale_temp_files() recognises: `.NAME.tmp-PID-N`.
 std::string temp_path_for(const std::string& path) {
     static std::atomic<uint64_t> counter{0};
     auto slash = path.rfind('/');
@@ -50,6 +86,47 @@ std::string temp_path_for(const std::string& path) {
 
 [[noreturn]] void fail(const std::string& path, std::string_view what, int err) {
     throw Error(fmt::format("writing {}: {}: {}", path, what, std::strerror(err)));
+}
+
+enum class How { Stdout, Through, Replace };
+struct Output {
+    How how;
+    std::string file;  // symlinks followed
+};
+
+// What `path` is, symlinks followed (the link stays; its target is written).
+Output resolve_output(const std::string& path) {
+    if (path == "-") return {How::Stdout, ""};
+    std::string p = path;
+    for (int links = 0;; ++links) {
+        struct stat st;
+        if (::lstat(p.c_str(), &st) != 0) return {How::Replace, p};  // not there yet (other errors: at creation)
+        if (S_ISREG(st.st_mode)) return {How::Replace, p};
+        const std::string shown = p == path ? path : fmt::format("{} (symlink to {})", path, p);
+        if (S_ISDIR(st.st_mode)) throw Error(fmt::format("writing {}: is a directory; give the file to write", shown));
+        if (!S_ISLNK(st.st_mode)) return {How::Through, p};  // FIFO, device, socket
+        if (links == 40) fail(shown, "cannot follow symbolic link", ELOOP);
+        std::error_code ec;
+        std::filesystem::path to = std::filesystem::read_symlink(p, ec);
+        if (ec) fail(shown, "cannot read symbolic link", ec.value());
+        p = to.is_absolute() ? to.string() : (std::filesystem::path(p).parent_path() / to).string();
+    }
+}
+
+bool all_digits(std::string_view s, size_t max_len) {
+    return !s.empty() && s.size() <= max_len && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// `.NAME.tmp-PID-N` → PID; 0 for any other name.
+long temp_file_pid(std::string_view name) {
+    if (name.size() < 2 || name[0] != '.') return 0;
+    size_t dash = name.rfind('-');
+    if (dash == std::string_view::npos || !all_digits(name.substr(dash + 1), 20)) return 0;
+    size_t tmp = name.rfind(".tmp-", dash);
+    if (tmp == std::string_view::npos || tmp < 2 || tmp + 5 > dash) return 0;  // tmp < 2: NAME empty
+    std::string_view pid = name.substr(tmp + 5, dash - tmp - 5);
+    if (!all_digits(pid, 9)) return 0;
+    return std::stol(std::string(pid));
 }
 
 }  // namespace
@@ -88,22 +165,48 @@ class WriteBuffers {
 
 }  // namespace
 
-AtomicFile::AtomicFile(std::string path, FileOps& ops) : path_(std::move(path)), tmp_(temp_path_for(path_)), ops_(ops) {
-    fd_ = ops_.open_exclusive(tmp_);
+// Tries for a name not taken: a recycled PID may meet a dead writer's leftover.
+constexpr int kNameTries = 8;
+
+AtomicFile::AtomicFile(std::string path, FileOps& ops) : path_(std::move(path)), ops_(ops) {
+    Output out = resolve_output(path_);
+    if (out.how == How::Stdout) {
+        fd_ = STDOUT_FILENO;
+        owns_fd_ = false;
+        path_ = "standard output";
+        return;
+    }
+    if (out.file != path_) path_ = fmt::format("{} (symlink to {})", path_, out.file);
+    if (out.how == How::Through) {
+        fd_ = ops_.open_existing(out.file);
+        if (fd_ < 0) fail(path_, "cannot open", errno);
+        return;
+    }
+    target_ = std::move(out.file);
+    for (int tries = 1;; ++tries) {
+        tmp_ = temp_path_for(target_);
+        fd_ = ops_.open_exclusive(tmp_);
+        if (fd_ >= 0 || errno != EEXIST || tries == kNameTries) break;
+    }
     if (fd_ < 0) fail(path_, "cannot create temporary file", errno);
+    struct stat st;
+    named_ = ::fstat(fd_, &st) != 0 || st.st_nlink > 0;  // an O_TMPFILE file has no link yet
+    ::flock(fd_, LOCK_EX | LOCK_NB);  // tells remove_stale_temp_files that its writer is alive
 }
 
 AtomicFile::~AtomicFile() {
     if (buffer_) WriteBuffers::give_back(std::move(buffer_));
-    if (done_) return;
-    ops_.close(fd_);
-    ops_.unlink(tmp_);
+    if (!done_) discard();
+}
+
+void AtomicFile::discard() {
+    done_ = true;
+    if (owns_fd_) ops_.close(fd_);
+    if (named_) ops_.unlink(tmp_);
 }
 
 void AtomicFile::abandon(std::string_view what, int err) {
-    done_ = true;
-    ops_.close(fd_);
-    ops_.unlink(tmp_);
+    discard();
     fail(path_, what, err);
 }
 
@@ -146,17 +249,62 @@ std::span<std::byte> AtomicFile::next(size_t n) {
 
 void AtomicFile::commit() {
     flush();
+    if (target_.empty()) {  // written through: nothing to rename
+        done_ = true;
+        if (owns_fd_ && ops_.close(fd_) != 0) fail(path_, "close failed", errno);
+        return;
+    }
     if (ops_.fsync(fd_) != 0) abandon("fsync failed", errno);
+    for (int tries = 1; !named_; ++tries) {  // an unnamed file gets its temporary name only now
+        if (ops_.link(fd_, tmp_) == 0) {
+            named_ = true;
+        } else {
+            if (errno != EEXIST || tries == kNameTries) abandon("cannot link temporary file", errno);
+            tmp_ = temp_path_for(target_);
+        }
+    }
     done_ = true;
     if (ops_.close(fd_) != 0) {
         int err = errno;
         ops_.unlink(tmp_);
         fail(path_, "close failed", err);
     }
-    if (ops_.rename(tmp_, path_) != 0) {
+    if (ops_.rename(tmp_, target_) != 0) {
         int err = errno;
         ops_.unlink(tmp_);
         fail(path_, "cannot rename temporary file into place", err);
+    }
+}
+
+bool is_temp_file_name(std::string_view file_name) { return temp_file_pid(file_name) > 0; }
+
+std::vector<std::filesystem::path> remove_stale_temp_files(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> removed;
+    if (dir.empty()) return removed;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::filesystem::path& p = it->path();
+        long pid = temp_file_pid(p.filename().string());
+        if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // not ours, or alive
+        int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) continue;
+        struct stat st, now;
+        // Still the file opened (not replaced since), ours, and no writer holds its lock.
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+            ::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::lstat(p.c_str(), &now) == 0 && now.st_ino == st.st_ino &&
+            now.st_dev == st.st_dev && ::unlink(p.c_str()) == 0)
+            removed.push_back(p);
+        ::close(fd);
+    }
+    return removed;
+}
+
+std::filesystem::path temp_dir_for(const std::string& path) {
+    try {
+        Output out = resolve_output(path);
+        return out.how == How::Replace ? std::filesystem::path(dir_of(out.file)) : std::filesystem::path();
+    } catch (const Error&) {
+        return {};  // the write reports it
     }
 }
 

@@ -2,8 +2,22 @@
 // go to a temporary file in the same directory (straight from the planned
 // segments, or streamed by the artifact pass), which is renamed into place only
 // when complete. On failure the temporary file is removed.
+//
+// What the output path is decides how it is written:
+//   "-"                           standard output, written through
+//   a FIFO, character or block     opened and written through, never replaced (a
+//     device, a socket              failure can leave part of the bytes written)
+//   a directory                   Error, nothing written
+//   a symlink                     followed (chains too, dangling ones included):
+//                                 its target is written as below, the link stays
+//   a regular file, or nothing    atomically: temporary file, then rename
+// The temporary file is unnamed (O_TMPFILE, linked in at commit) where the file
+// system allows, so a killed writer leaves nothing; elsewhere it is named
+// `.NAME.tmp-PID-N` beside NAME, and remove_stale_temp_files() clears those whose
+// writer is gone.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
@@ -18,7 +32,13 @@ namespace mgedump::engine {
 // (disk full, permission denied) without a real full disk.
 struct FileOps {
     virtual ~FileOps() = default;
-    virtual int open_exclusive(const std::string& path);  // returns fd or -1 (errno set)
+    // A new file that is to become the temporary file `path`: unnamed (open_unnamed
+    // in path's directory) where possible, else created exclusively at `path`.
+    // Returns fd or -1 (errno set).
+    virtual int open_exclusive(const std::string& path);
+    virtual int open_unnamed(const std::string& dir);  // O_TMPFILE; -1 where unsupported
+    virtual int link(int fd, const std::string& to);  // names an unnamed file `to` (fails if `to` exists)
+    virtual int open_existing(const std::string& path);  // a FIFO or device to write through
     virtual long write_some(int fd, std::span<const std::span<const std::byte>> segments);  // writev semantics
     virtual int fsync(int fd);
     virtual int close(int fd);
@@ -27,7 +47,8 @@ struct FileOps {
 };
 
 // An artifact written as it is produced: bytes go to a temporary file beside
-// `path`, and commit() renames it into place. As a sink of the artifact pass
+// `path` (or its symlink's target), and commit() renames it into place; "-" and
+// special files are written through instead (see the top of this file). As a sink of the artifact pass
 // (engine/artifact_pass.h) it hands out room in a 256 KiB buffer that stays in
 // cache, so each weight is read from memory once on its way to the file.
 // Destroyed before commit (an error anywhere), the temporary file is removed.
@@ -52,9 +73,15 @@ class AtomicFile : public ArtifactSink {
     void write_out(std::span<const std::byte> bytes);
     [[noreturn]] void abandon(std::string_view what, int err);
 
-    std::string path_, tmp_;
+    void discard();
+
+    std::string path_;    // as given, for messages
+    std::string target_;  // the file replaced (path_ with symlinks followed); empty: written through
+    std::string tmp_;     // the temporary file's name (once it has one)
     FileOps& ops_;
     int fd_ = -1;
+    bool owns_fd_ = true;  // false for standard output
+    bool named_ = false;   // tmp_ exists in the file system
     std::unique_ptr<std::byte[]> buffer_;  // a recycled 256 KiB buffer, taken at the first write
     size_t used_ = 0;
     bool done_ = false;  // committed or abandoned: the temporary file is gone or renamed
@@ -65,5 +92,24 @@ void write_file_atomically(const std::string& path, std::span<const std::span<co
                            FileOps& ops);
 void write_file_atomically(const std::string& path, const formats::Serialized& bytes);
 void write_file_atomically(const std::string& path, std::string_view text);
+
+// Removes, from `dir` (not its subdirectories), the temporary files an AtomicFile
+// left there when its process was killed: regular files named exactly
+// `.NAME.tmp-PID-N` (NAME not empty, PID and N decimal), owned by this user, whose
+// PID is no running process (kill(PID, 0) fails with ESRCH) and which no process
+// holds locked (writers hold a flock on theirs). Anything else is never touched,
+// nor is a file whose writer may be alive. Best effort: an unreadable directory or
+// a file that cannot be removed is skipped. Returns the files removed. Cheap enough
+// to call once per output directory at the start of a run, not per artifact.
+std::vector<std::filesystem::path> remove_stale_temp_files(const std::filesystem::path& dir);
+
+// True for a name AtomicFile gives its temporary files (`.NAME.tmp-PID-N`), e.g.
+// to leave them out when listing a directory's artifacts.
+bool is_temp_file_name(std::string_view file_name);
+
+// The directory the artifact written to `path` lands in (symlinks followed; ""
+// for "-" and special files, which have no temporary file): where to call
+// remove_stale_temp_files for a single `-o PATH`.
+std::filesystem::path temp_dir_for(const std::string& path);
 
 }  // namespace mgedump::engine

@@ -96,10 +96,10 @@ TEST_F(CliDump, ConvertKeepsTheVersionNumberOnlyWithinTheSameFormat) {
         return b;
     };
     std::string real = test::realdata_dir() + "/chenls_xornet_deploy.mge";  // mgb_version 801100 (README)
-    ASSERT_EQ(run("convert " + real + " -o " + (dir / "same.mge").string()).status, 0);
+    ASSERT_EQ(run("convert " + real + " -o " + (dir / "same.mge").string() + " --dump-format FBS").status, 0);
     auto same = read(dir / "same.mge");
     EXPECT_EQ(test::v1_root(same)->GetField<uint32_t>(test::slot(test::v1::mgb_version), 0), 801100u);
-    ASSERT_EQ(run("convert " + real + " -o " + (dir / "v2.mge").string() + " --dump-format FBS_V2").status, 0);
+    ASSERT_EQ(run("convert " + real + " -o " + (dir / "v2.mge").string()).status, 0);  // FBS_V2 by default
     auto v2 = read(dir / "v2.mge");
     EXPECT_EQ(test::v2_root(v2)->GetField<uint32_t>(test::slot(test::v2::mge_version), 0), 101304u);
 }

@@ -17,6 +17,7 @@
 #include "ir/error.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/dump_flags.h"
+#include "tools/cli/input_kind.h"
 #include "tools/cli/result_print.h"
 
 namespace mgedump::cli {
@@ -26,6 +27,7 @@ struct DumpCommand {
     std::vector<std::string> inputs;
     std::string output;
     bool append = false;
+    bool quiet = false;
     formats::OnnxImportOptions onnx;
     DumpFlags flags;
 };
@@ -46,11 +48,23 @@ void run_dump(const DumpCommand& c) {
     try {
         engine::DumpOptions options = to_options(c.flags);
         engine::check_options(options);  // reject bad combinations before reading anything
+        for (const std::string& input : c.inputs) {
+            current = input;
+            if (input_kind(input) == InputKind::Mge)
+                throw OptionError(fmt::format("a .mge file: dump reads graph JSON and ONNX; to dump a .mge file "
+                                              "again: mgedump convert {} -o OUT.mge",
+                                              input));
+        }
         std::vector<engine::Dumped> dumps;
         engine::FileOps ops;
+        current.clear();  // the output's errors name it
+        if (c.append && (c.output == "-" || (std::filesystem::exists(c.output) && !std::filesystem::is_regular_file(c.output))))
+            throw Error(fmt::format("--append reads {}'s graphs back, so it needs a regular file", c.output));
         std::vector<std::byte> existing = c.append ? read_existing(c.output) : std::vector<std::byte>{};
+        engine::remove_stale_temp_files(engine::temp_dir_for(c.output));  // left by killed runs
         // Each graph streams into a temporary file as it is dumped, so its weights
-        // are read once; the file replaces c.output only when every graph dumped.
+        // are read once; the file replaces c.output only when every graph dumped
+        // ("-", a FIFO or a device are written through: engine/artifact_file.h).
         engine::AtomicFile file(c.output, ops);
         file.write(existing);
         for (const std::string& input : c.inputs) {
@@ -63,8 +77,10 @@ void run_dump(const DumpCommand& c) {
         }
         file.commit();
 
+        std::ostream& report = c.output == "-" ? std::cerr : std::cout;  // stdout holds the artifact
         nlohmann::json all = nlohmann::json::array();
-        for (size_t i = 0; i < dumps.size(); ++i) {
+        for (size_t i = 0; i < dumps.size() && !c.quiet; ++i) {
+            print_warnings("dump", c.output, dumps[i].result);
             if (c.flags.json) {
                 nlohmann::json j = result_to_json(dumps[i].result);
                 j["path"] = c.output;
@@ -72,16 +88,17 @@ void run_dump(const DumpCommand& c) {
                 j["format"] = engine::format_name(options.dump_format);
                 all.push_back(std::move(j));
             } else {
-                std::cout << result_to_text(dumps.size() > 1 ? fmt::format("{} [graph {}]", c.output, i) : c.output,
-                                            options.dump_format, dumps[i].result);
+                report << result_to_text(dumps.size() > 1 ? fmt::format("{} [graph {}]", c.output, i) : c.output,
+                                         options.dump_format, dumps[i].result);
             }
         }
-        if (c.flags.json) std::cout << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
+        if (c.flags.json && !c.quiet) report << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
         set_exit_code(0);
     } catch (const mgedump::Error& e) {
         std::cerr << (current.empty() ? fmt::format("mgedump dump: {}\n", e.what())
                                       : fmt::format("mgedump dump: {}: {}\n", current, e.what()));
-        set_exit_code(1);
+        // Options that cannot work (together, or for this model) and .mge inputs are usage errors.
+        set_exit_code(dynamic_cast<const OptionError*>(&e) ? 2 : 1);
     }
 }
 
@@ -94,7 +111,8 @@ void register_dump(CLI::App& app) {
                     "graph JSON file(s) (formats/GRAPH_JSON.md) or ONNX models (*.onnx, formats/ONNX_IMPORT.md); "
                     "several give several graphs in one file")
         ->required();
-    cmd->add_option("-o,--output", cmd_state->output, "the .mge file to write")->required();
+    cmd->add_option("-o,--output", cmd_state->output, "the .mge file to write (\"-\": standard output)")->required();
+    cmd->add_flag("-q,--quiet", cmd_state->quiet, "print nothing but errors (no result, no warnings)");
     cmd->add_flag("--append", cmd_state->append, "append to the output file's existing graphs instead of replacing it");
     cmd->add_flag("--params-as-shared", cmd_state->onnx.params_as_shared_device_tensor,
                   "ONNX inputs: initializers become named params (SharedDeviceTensor), so --keep-param-name keeps "

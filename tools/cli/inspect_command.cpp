@@ -1,18 +1,22 @@
-// `mgedump inspect FILE [--json] [--dot]`: what is in a .mge file — format and
-// versions, operator histogram, inputs and outputs, every operator output's dtype
-// and shape, parameter bytes, hash and digest, metadata — for every graph
-// appended in the file.
+// `mgedump inspect FILE [--json [--values DIR]] [--dot] [--graph N]`: what is in a
+// model — for a .mge file format and versions, hash and metadata; for any model
+// (graph JSON and ONNX too) the operator histogram, inputs and outputs, every
+// operator output's dtype and shape and the parameter bytes — for every graph
+// appended in the file, or the one --graph picks.
 #include <fmt/format.h>
 
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "engine/load.h"
 #include "formats/graph_json.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
 #include "ir/order.h"
+#include "jobs/model_input.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/input_kind.h"
 #include "tools/cli/inspect_text.h"
 #include "tools/cli/model_dot.h"
 
@@ -23,6 +27,8 @@ struct InspectCommand {
     std::string input;
     bool json = false;
     bool dot = false;
+    std::optional<size_t> graph;  // --graph N
+    std::string values_dir;       // --values DIR
 };
 
 // Every operator output in dump order with the dtype and shape the reader's static
@@ -43,16 +49,17 @@ void print_vars(const ir::Graph& g) {
     }
 }
 
-void print_summary(size_t index, size_t count, const formats::LoadedModel& m) {
-    const ir::Graph& g = m.graph;
-    if (count > 1) fmt::print("graph #{} of {}\n", index, count);
-    fmt::print("format:           {}\n", formats::model_format_name(m.format));
-    fmt::print("mgb_version:      {}\n", m.mgb_version);
-    if (m.format == formats::ModelFormat::FbsV2)
-        fmt::print("model_version:    {}\n", m.model_version);
-    else
-        fmt::print("hash:             {} (0x{:016x})\n", m.hash, m.hash);
-    fmt::print("bytes:            {}\n", m.bytes_consumed);
+// `m`: what a .mge file says besides the graph; null for graph JSON and ONNX.
+void print_summary(const ir::Graph& g, const formats::LoadedModel* m) {
+    if (m) {
+        fmt::print("format:           {}\n", formats::model_format_name(m->format));
+        fmt::print("mgb_version:      {}\n", m->mgb_version);
+        if (m->format == formats::ModelFormat::FbsV2)
+            fmt::print("model_version:    {}\n", m->model_version);
+        else
+            fmt::print("hash:             {} (0x{:016x})\n", m->hash, m->hash);
+        fmt::print("bytes:            {}\n", m->bytes_consumed);
+    }
     fmt::print("operators:        {}\n", g.oprs.size());
     std::map<std::string_view, size_t> histogram;
     for (ir::OpTypeId t : g.oprs.type) ++histogram[ir::op_def(t).name];
@@ -80,40 +87,87 @@ void print_summary(size_t index, size_t count, const formats::LoadedModel& m) {
                    g.vars.original_id[v.value]);
     }
     print_vars(g);
-    fmt::print("parameters:       {} tensors, {} elements, {} bytes (nr_shared_tensor {})\n", param_count,
-               param_elements, param_bytes, m.nr_shared_tensor);
-    if (m.metadata)
+    fmt::print("parameters:       {} tensors, {} elements, {} bytes", param_count, param_elements, param_bytes);
+    if (!m) {
+        fmt::print("\n");
+        return;
+    }
+    fmt::print(" (nr_shared_tensor {})\n", m->nr_shared_tensor);
+    if (m->metadata)
         fmt::print("metadata:         is_valid={} graph_modified={} optimize_options={} user_info=\"{}\"\n",
-                   m.metadata->is_valid, m.metadata->graph_modified, m.metadata->optimize_options,
-                   m.metadata->user_info);
+                   m->metadata->is_valid, m->metadata->graph_modified, m->metadata->optimize_options,
+                   m->metadata->user_info);
     else
         fmt::print("metadata:         none (written before MegEngine 1.5)\n");
 }
 
+// The graphs of a .mge file (with what the file says about each), or the one
+// graph of a graph JSON or ONNX input.
+struct Inspected {
+    std::vector<formats::LoadedModel> models;  // .mge only
+    std::vector<ir::Graph> graphs;             // graph JSON / ONNX: one
+    std::string header;                        // the "file:" line
+    size_t size() const { return models.empty() ? graphs.size() : models.size(); }
+    const ir::Graph& graph(size_t i) const { return models.empty() ? graphs[i] : models[i].graph; }
+    const formats::LoadedModel* model(size_t i) const { return models.empty() ? nullptr : &models[i]; }
+};
+
+Inspected read_input(const std::string& path) {
+    Inspected in;
+    if (const InputKind kind = input_kind(path); kind != InputKind::Mge) {
+        jobs::ModelInput m = jobs::read_model_input(path);
+        in.header = fmt::format("{} ({}, {} bytes, xxh3-128 {})", path, input_kind_name(kind), m.file_bytes,
+                                m.input_digest);
+        in.graphs.push_back(std::move(m.graph));
+        return in;
+    }
+    engine::MappedFile file = engine::map_file(path);
+    try {
+        in.models = formats::read_models(file.bytes, file.owner);
+    } catch (const FormatError& e) {
+        throw FormatError(fmt::format("{}: {}", path, e.what()));
+    }
+    in.header = fmt::format("{} ({} bytes, xxh3-128 {})", path, file.bytes.size(), engine::file_digest(file));
+    return in;
+}
+
 void run_inspect(const InspectCommand& c) {
     try {
-        engine::MappedFile file = engine::map_file(c.input);
-        std::vector<formats::LoadedModel> models;
-        try {
-            models = formats::read_models(file.bytes, file.owner);
-        } catch (const FormatError& e) {
-            throw FormatError(fmt::format("{}: {}", c.input, e.what()));
-        }
+        if (!c.values_dir.empty() && !c.json) throw OptionError("--values writes the values of --json; give --json too");
+        const Inspected in = read_input(c.input);
+        if (c.graph && *c.graph >= in.size())
+            throw OptionError(fmt::format("--graph {}: {} holds {} graph(s), numbered from 0", *c.graph, c.input,
+                                          in.size()));
+        // graph JSON is one graph a document: --json prints the one asked for, or the first.
+        if (c.json && !c.graph && in.size() > 1)
+            std::cerr << fmt::format("mgedump inspect: {} holds {} graphs; printing graph 0 (--graph N picks another)\n",
+                                     c.input, in.size());
+        const size_t first = c.graph.value_or(0);
+        const size_t last = c.graph || c.json ? first + 1 : in.size();
         if (c.dot) {
-            for (const auto& m : models) std::cout << graph_to_dot(m.graph);
+            for (size_t i = first; i < last; ++i) std::cout << graph_to_dot(in.graph(i));
         } else if (c.json) {
             formats::GraphJsonWriteOptions options;
             options.output_types = true;  // show what inference found for every operator output
-            for (const auto& m : models) std::cout << formats::graph_to_json(m.graph, options) << "\n";
+            if (!c.values_dir.empty()) {
+                // Every value too big to be inline goes to DIR/NNNN_name.npy, named as
+                // spelled: relative to the directory the JSON is read from.
+                options.json_dir = ".";
+                options.npy_subdir = c.values_dir;
+                options.npy_threshold_bytes = 0;
+            }
+            std::cout << formats::graph_to_json(in.graph(first), options) << "\n";
         } else {
-            fmt::print("file:             {} ({} bytes, xxh3-128 {})\n", c.input, file.bytes.size(),
-                       engine::file_digest(file));
-            for (size_t i = 0; i < models.size(); ++i) print_summary(i, models.size(), models[i]);
+            fmt::print("file:             {}\n", in.header);
+            for (size_t i = first; i < last; ++i) {
+                if (in.size() > 1) fmt::print("graph #{} of {}\n", i, in.size());
+                print_summary(in.graph(i), in.model(i));
+            }
         }
         set_exit_code(0);
     } catch (const mgedump::Error& e) {
         std::cerr << fmt::format("mgedump inspect: {}\n", e.what());
-        set_exit_code(1);
+        set_exit_code(dynamic_cast<const OptionError*>(&e) ? 2 : 1);  // OptionError: --graph, --values
     }
 }
 
@@ -121,12 +175,21 @@ void run_inspect(const InspectCommand& c) {
 
 void register_inspect(CLI::App& app) {
     auto state = std::make_shared<InspectCommand>();
-    CLI::App* cmd = app.add_subcommand("inspect", "Show what is in a .mge file (FBS or FBS_V2)");
-    cmd->add_option("input", state->input, "the .mge file")->required();
+    CLI::App* cmd = app.add_subcommand("inspect", "Show what is in a model: a .mge file (FBS or FBS_V2), graph JSON or ONNX");
+    cmd->add_option("input", state->input, "the .mge file, graph JSON (formats/GRAPH_JSON.md) or ONNX model (*.onnx)")
+        ->required();
     cmd->add_flag(
         "--json", state->json,
         "print the graph as graph JSON (formats/GRAPH_JSON.md), every operator output with its inferred "
-        "dtype and shape");
+        "dtype and shape: one document, which `mgedump dump` reads (of a file with several graphs, the first "
+        "or the one --graph picks)");
+    cmd->add_option("--values", state->values_dir,
+                    "with --json: write tensor values as DIR/NNNN_NAME.npy files, which the JSON names as DIR/..., "
+                    "instead of inline base64 (save the JSON in the directory DIR is relative to, or give an "
+                    "absolute DIR)")
+        ->type_name("DIR");
+    cmd->add_option("--graph", state->graph, "only graph N of a file with several appended graphs (0 is the first)")
+        ->type_name("N");
     cmd->add_flag(
         "--dot", state->dot,
         "print the graph as Graphviz dot (operators with their modes, vars with dtypes and shapes)");

@@ -6,7 +6,9 @@
 #endif
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <string>
 
 #include "tools/cli/commands.h"
 
@@ -21,10 +23,40 @@ std::string version_text() {
 #endif
     return "mgedump " MGEDUMP_VERSION " (MegEngine formats as of 1.13.4; allocator " + allocator + ")";
 }
+
+constexpr const char* kExitStatus =
+    "Exit status:\n"
+    "  0  success\n"
+    "  1  some model or job failed (the messages say which)\n"
+    "  2  usage or configuration error: unknown subcommand or flag, bad flag value or combination, bad "
+    "manifest, unreadable input list; nothing was written";
+
+std::string subcommand_list(const CLI::App& app) {
+    std::string s;
+    for (const CLI::App* sub : app.get_subcommands({})) s += (s.empty() ? "" : ", ") + sub->get_name();
+    return s;
+}
+
+// The first word that is not an option names the subcommand (the top level's own
+// options, --help and --version, take no value). CLI11 would only say "A
+// subcommand is required" for a word it does not know.
+const char* unknown_subcommand(const CLI::App& app, int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (argv[i][0] == '-') {
+            if (std::strcmp(argv[i], "--") == 0) return i + 1 < argc ? argv[i + 1] : nullptr;
+            continue;
+        }
+        for (const CLI::App* sub : app.get_subcommands({}))
+            if (sub->check_name(argv[i])) return nullptr;
+        return argv[i];
+    }
+    return nullptr;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"mgedump: serialize computing graphs into MegEngine's .mge formats (FBS, FBS_V2)"};
+    // Named here, so "Usage:" lines say mgedump, not the path the binary was run by.
+    CLI::App app{"mgedump: serialize computing graphs into MegEngine's .mge formats (FBS, FBS_V2)", "mgedump"};
     // mimalloc is linked as the process allocator; asking its version keeps the
     // library a real dependency (so --as-needed linking cannot drop it).
     app.set_version_flag("--version", version_text());
@@ -34,10 +66,22 @@ int main(int argc, char** argv) {
     mgedump::cli::register_inspect(app);
     mgedump::cli::register_convert(app);
     mgedump::cli::register_verify(app);
+    app.footer(kExitStatus);  // after the subcommands, which would inherit it
+    if (const char* word = unknown_subcommand(app, argc, argv)) {
+        std::fprintf(stderr, "mgedump: unknown subcommand '%s'; the subcommands are: %s\n", word,
+                     subcommand_list(app).c_str());
+        return 2;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // --help and --version are "errors" with status 0; every other is a usage error.
+        if (dynamic_cast<const CLI::RequiredError*>(&e) && app.get_subcommands().empty()) {
+            std::fprintf(stderr, "mgedump: a subcommand is required: %s\nRun with --help for more information.\n",
+                         subcommand_list(app).c_str());
+            return 2;
+        }
+        return app.exit(e) == 0 ? 0 : 2;
     } catch (const std::exception& e) {
         // Subcommands report their own errors; this is the last line of defence so
         // that nothing escapes as a crash.

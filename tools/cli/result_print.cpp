@@ -26,8 +26,11 @@ std::string result_to_text(const std::string& path, engine::DumpFormat format, c
     s += fmt::format("  inputs [{}]  outputs [{}]", fmt::join(r.inputs, ", "), fmt::join(r.outputs, ", "));
     if (!r.params.empty()) s += fmt::format("  params [{}]", fmt::join(r.params, ", "));
     s += "\n";
-    for (const std::string& w : r.warnings) s += fmt::format("  warning: {}\n", w);
     return s;
+}
+
+void print_warnings(std::string_view command, std::string_view path, const engine::DumpResult& r) {
+    for (const std::string& w : r.warnings) fmt::print(stderr, "mgedump {}: warning: {}: {}\n", command, path, w);
 }
 
 }  // namespace mgedump::cli

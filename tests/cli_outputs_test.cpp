@@ -1,0 +1,293 @@
+// What `-o PATH` does to what is at PATH (engine/artifact_file.h): "-" is standard
+// output, a FIFO is written through, a symlink's target is replaced, a directory is
+// an error; temporary files are unnamed where possible, and the named ones killed
+// runs leave are removed by a later run. Everything happens in a temporary
+// directory; no real /dev node is written.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <span>
+#include <thread>
+
+#include "cli_run.h"
+#include "engine/artifact_file.h"
+
+namespace mgedump {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kGraph = R"({
+  "format": "mgedump-graph", "version": 1,
+  "inputs": [{"name": "data", "dtype": "Float32", "shape": [1, 3]}],
+  "constants": [{"name": "const", "dtype": "Float32", "shape": [3], "values": [1, 2, 3]}],
+  "operators": [{"op": "Elemwise", "inputs": ["data", "const"], "params": {"mode": "ADD"}, "outputs": ["out"]}],
+  "outputs": ["out"]
+})";
+
+std::string read_bytes(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::set<std::string> names_in(const fs::path& dir) {
+    std::set<std::string> names;
+    for (auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+    return names;
+}
+
+// A PID that no process has: a child that has exited and been reaped.
+pid_t dead_pid() {
+    pid_t pid = ::fork();
+    if (pid == 0) ::_exit(0);
+    ::waitpid(pid, nullptr, 0);
+    return pid;
+}
+
+bool supports_o_tmpfile(const fs::path& dir) {
+#ifdef O_TMPFILE
+    int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY, 0600);
+    if (fd < 0) return false;
+    ::close(fd);
+    return true;
+#else
+    return false;
+#endif
+}
+
+// Unblocks a thread stuck opening `fifo` for reading (if the writer never came).
+void release_reader(const fs::path& fifo) {
+    int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+}
+
+class CliOutputs : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir = fs::temp_directory_path() / ("mgedump_outputs_" + std::to_string(::getpid()) + "_" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        graph = (dir / "g.json").string();
+        std::ofstream(graph) << kGraph;
+    }
+    void TearDown() override { fs::remove_all(dir); }
+
+    // The artifact as written to a regular file, for comparison.
+    std::string reference() {
+        test::CliRun r = test::run_cli("dump " + graph + " -o " + (dir / "ref.mge").string());
+        EXPECT_EQ(r.status, 0) << r.out;
+        std::string bytes = read_bytes(dir / "ref.mge");
+        fs::remove(dir / "ref.mge");
+        return bytes;
+    }
+
+    // Runs the CLI and returns only what it wrote to standard output (stderr goes to err).
+    std::string stdout_of(const std::string& args, int& status) {
+        FILE* p = popen((test::cli_path() + " " + args + " 2>" + (dir / "stderr.txt").string()).c_str(), "r");
+        std::string out;
+        char buf[4096];
+        while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+        int s = pclose(p);
+        status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+        err = read_bytes(dir / "stderr.txt");
+        fs::remove(dir / "stderr.txt");
+        return out;
+    }
+
+    fs::path dir;
+    std::string graph, err;
+};
+
+TEST_F(CliOutputs, DashWritesTheArtifactToStandardOutputAndTheSummaryToStderr) {
+    const std::string want = reference();
+    ASSERT_FALSE(want.empty());
+    int status = 0;
+    EXPECT_EQ(stdout_of("dump " + graph + " -o -", status), want);
+    EXPECT_EQ(status, 0) << err;
+    EXPECT_NE(err.find("content_hash"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(dir / "-"));
+    EXPECT_FALSE(fs::exists(fs::current_path() / "-"));
+
+    EXPECT_EQ(stdout_of("dump " + graph + " -o - --json", status).size(), want.size());
+    EXPECT_NE(err.find("\"nr_opr\""), std::string::npos) << err;
+}
+
+TEST_F(CliOutputs, ConvertToDashEqualsConvertToAFile) {
+    ASSERT_EQ(test::run_cli("dump " + graph + " -o " + (dir / "in.mge").string()).status, 0);
+    test::CliRun r = test::run_cli("convert " + (dir / "in.mge").string() + " -o " + (dir / "c.mge").string());
+    ASSERT_EQ(r.status, 0) << r.out;
+    int status = 0;
+    EXPECT_EQ(stdout_of("convert " + (dir / "in.mge").string() + " -o -", status), read_bytes(dir / "c.mge"));
+    EXPECT_EQ(status, 0) << err;
+}
+
+TEST_F(CliOutputs, AppendToDashIsRefused) {
+    int status = 0;
+    EXPECT_EQ(stdout_of("dump " + graph + " -o - --append", status), "");
+    EXPECT_NE(status, 0);
+    EXPECT_NE(err.find("--append"), std::string::npos) << err;
+}
+
+TEST_F(CliOutputs, AFifoIsWrittenThroughAndStaysAFifo) {
+    const std::string want = reference();
+    const fs::path fifo = dir / "pipe.mge";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+    std::string got;
+    std::thread reader([&] { got = read_bytes(fifo); });
+    test::CliRun r = test::run_cli("dump " + graph + " -o " + fifo.string());
+    release_reader(fifo);
+    reader.join();
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(got, want);
+    EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+    EXPECT_EQ(names_in(dir), (std::set<std::string>{"g.json", "pipe.mge"}));
+}
+
+TEST_F(CliOutputs, ASymlinkStaysAndItsTargetIsReplaced) {
+    const std::string want = reference();
+    fs::create_directories(dir / "real");
+    fs::create_directories(dir / "out");
+    std::ofstream(dir / "real" / "target.mge") << "old contents";
+    fs::create_symlink("../real/target.mge", dir / "out" / "link.mge");
+    test::CliRun r = test::run_cli("dump " + graph + " -o " + (dir / "out" / "link.mge").string());
+    ASSERT_EQ(r.status, 0) << r.out;
+    ASSERT_TRUE(fs::is_symlink(dir / "out" / "link.mge"));
+    EXPECT_EQ(fs::read_symlink(dir / "out" / "link.mge"), fs::path("../real/target.mge"));
+    EXPECT_EQ(read_bytes(dir / "real" / "target.mge"), want);
+    EXPECT_EQ(names_in(dir / "real"), std::set<std::string>{"target.mge"});  // no temporary file left
+    EXPECT_EQ(names_in(dir / "out"), std::set<std::string>{"link.mge"});
+}
+
+TEST_F(CliOutputs, ADanglingSymlinkGetsItsTargetCreated) {
+    fs::create_symlink("made.mge", dir / "link.mge");
+    test::CliRun r = test::run_cli("dump " + graph + " -o " + (dir / "link.mge").string());
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_TRUE(fs::is_symlink(dir / "link.mge"));
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir / "made.mge")));
+    EXPECT_EQ(read_bytes(dir / "made.mge"), read_bytes(dir / "link.mge"));
+}
+
+TEST_F(CliOutputs, ADirectoryIsAnErrorAndIsLeftAlone) {
+    fs::create_directories(dir / "out.mge");
+    std::ofstream(dir / "out.mge" / "keep.txt") << "keep";
+    test::CliRun r = test::run_cli("dump " + graph + " -o " + (dir / "out.mge").string());
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.out.find("is a directory"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find((dir / "out.mge").string()), std::string::npos) << r.out;
+    EXPECT_TRUE(fs::is_directory(dir / "out.mge"));
+    EXPECT_EQ(names_in(dir / "out.mge"), std::set<std::string>{"keep.txt"});
+    EXPECT_EQ(read_bytes(dir / "out.mge" / "keep.txt"), "keep");
+    EXPECT_EQ(names_in(dir), (std::set<std::string>{"g.json", "out.mge"}));
+
+    fs::create_symlink("out.mge", dir / "to_dir");  // a symlink to a directory too
+    r = test::run_cli("dump " + graph + " -o " + (dir / "to_dir").string());
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.out.find("is a directory"), std::string::npos) << r.out;
+    EXPECT_EQ(names_in(dir / "out.mge"), std::set<std::string>{"keep.txt"});
+}
+
+TEST_F(CliOutputs, ALaterRunRemovesStaleTempFilesOfDeadWritersOnly) {
+    const std::string dead = ".g.mge.tmp-" + std::to_string(dead_pid()) + "-0";
+    const std::string dead_other = ".other.mge.tmp-" + std::to_string(dead_pid()) + "-17";
+    const std::string alive = ".g.mge.tmp-" + std::to_string(::getpid()) + "-0";
+    const std::set<std::string> not_ours = {
+        "g.mge.tmp-" + std::to_string(dead_pid()) + "-0",    // no leading dot
+        ".g.mge.tmp-x1-0",                                   // PID not a number
+        "..tmp-" + std::to_string(dead_pid()) + "-0" + "x",  // trailing junk
+        ".tmp-" + std::to_string(dead_pid()) + "-0",         // no NAME
+        ".g.mge.tmp-" + std::to_string(dead_pid()),          // no counter
+        "notes.txt",
+    };
+    for (const std::string& n : not_ours) std::ofstream(dir / n) << "x";
+    for (const std::string& n : {dead, dead_other, alive}) std::ofstream(dir / n) << "partial";
+    const std::string a_dir = ".d.mge.tmp-" + std::to_string(dead_pid()) + "-0";
+    fs::create_directories(dir / a_dir);  // a directory of the same shape is never touched
+
+    test::CliRun r = test::run_cli("dump " + graph + " -o " + (dir / "g.mge").string());
+    ASSERT_EQ(r.status, 0) << r.out;
+    std::set<std::string> want = not_ours;
+    want.insert({"g.json", "g.mge", alive, a_dir});
+    EXPECT_EQ(names_in(dir), want);
+}
+
+TEST_F(CliOutputs, RemoveStaleTempFilesKeepsLockedFilesAndSymlinks) {
+    const fs::path locked = dir / (".a.mge.tmp-" + std::to_string(dead_pid()) + "-3");
+    std::ofstream(locked) << "partial";
+    int fd = ::open(locked.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX), 0);  // a writer in another PID namespace, say
+    fs::create_symlink("notes.txt", dir / (".b.mge.tmp-" + std::to_string(dead_pid()) + "-0"));
+    const fs::path stale = dir / (".c.mge.tmp-" + std::to_string(dead_pid()) + "-0");
+    std::ofstream(stale) << "partial";
+
+    EXPECT_EQ(engine::remove_stale_temp_files(dir), std::vector<fs::path>{stale});
+    EXPECT_TRUE(fs::exists(locked));
+    ::close(fd);
+    EXPECT_EQ(engine::remove_stale_temp_files(dir), std::vector<fs::path>{locked});
+    EXPECT_EQ(names_in(dir).size(), 2u);  // g.json and the symlink
+    EXPECT_TRUE(engine::remove_stale_temp_files(dir / "missing").empty());
+    EXPECT_TRUE(engine::remove_stale_temp_files("").empty());
+
+    EXPECT_TRUE(engine::is_temp_file_name(".a.mge.tmp-12-0"));
+    EXPECT_FALSE(engine::is_temp_file_name("a.mge"));
+    EXPECT_FALSE(engine::is_temp_file_name(".a.mge.tmp-12-"));
+}
+
+// That no temporary file is visible while an artifact is written is checked on
+// AtomicFile itself (next test): a CLI-level check had to stall the run on a FIFO
+// input, which depends on the order the command opens its files in and could hang.
+TEST_F(CliOutputs, AtomicFileUsesAnUnnamedFileAndFallsBackToANamedOne) {
+    const std::string bytes = "artifact bytes";
+    std::span<const std::byte> seg(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+    if (supports_o_tmpfile(dir)) {
+        engine::FileOps ops;
+        engine::AtomicFile f((dir / "a.mge").string(), ops);
+        f.write(seg);
+        EXPECT_EQ(names_in(dir), std::set<std::string>{"g.json"});
+        f.commit();
+        EXPECT_EQ(names_in(dir), (std::set<std::string>{"a.mge", "g.json"}));
+        EXPECT_EQ(read_bytes(dir / "a.mge"), bytes);
+    }
+    struct NoTmpfile : engine::FileOps {
+        int open_unnamed(const std::string&) override {
+            errno = EOPNOTSUPP;
+            return -1;
+        }
+    } ops;
+    {
+        engine::AtomicFile f((dir / "b.mge").string(), ops);
+        f.write(seg);
+        std::set<std::string> names = names_in(dir);
+        names.erase("g.json");
+        names.erase("a.mge");
+        ASSERT_EQ(names.size(), 1u);
+        EXPECT_TRUE(engine::is_temp_file_name(*names.begin())) << *names.begin();
+        EXPECT_TRUE(engine::remove_stale_temp_files(dir).empty());  // its writer (we) is alive
+        f.commit();
+    }
+    EXPECT_EQ(read_bytes(dir / "b.mge"), bytes);
+    {
+        engine::AtomicFile f((dir / "c.mge").string(), ops);
+        f.write(seg);
+    }  // abandoned: its named temporary file goes too
+    std::set<std::string> names = names_in(dir);
+    EXPECT_FALSE(names.count("c.mge"));
+    for (const std::string& n : names) EXPECT_FALSE(engine::is_temp_file_name(n)) << n;
+}
+
+}  // namespace
+}  // namespace mgedump
