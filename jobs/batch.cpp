@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <tbb/global_control.h>
+#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
@@ -10,11 +11,13 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <set>
 
 #include "engine/artifact_file.h"
 #include "engine/dump.h"
 #include "engine/strip_info.h"
 #include "ir/error.h"
+#include "jobs/error_text.h"
 #include "jobs/memory_gate.h"
 #include "jobs/model_input.h"
 #include "jobs/output_path.h"
@@ -47,12 +50,38 @@ struct InFlight {
 };
 
 // Prefixes the model unless the message already starts with it (graph JSON and
-// model readers name their file themselves).
+// model readers name their file themselves); without the JSON library's
+// internals or temporary file names, which mean nothing to the reader.
 std::string with_model(const Job& job, std::string_view what) {
+    const std::string text = without_temp_names(without_json_prefixes(what));
     const std::string label = job.input.string();
-    if (what.starts_with(label)) return std::string(what);
-    return fmt::format("{}: {}", label, what);
+    if (text.starts_with(label)) return text;
+    return fmt::format("{}: {}", label, text);
 }
+
+// A manifest entry's problems already say where in the manifest they are.
+std::string entry_errors(const Job& job) {
+    std::string s;
+    for (const std::string& e : job.errors) s += (s.empty() ? "" : "; ") + e;
+    return s;
+}
+
+// The worker count this process can really run: TBB caps an arena at the
+// process's max_allowed_parallelism (the cores, unless a global_control says
+// otherwise) and prints a warning when asked for more. Asking for more than the
+// cores is allowed (I/O-bound batches); the limit is raised for the batch.
+struct ThreadLimit {
+    std::optional<tbb::global_control> raised;
+    unsigned threads;
+    explicit ThreadLimit(unsigned requested) {
+        using GC = tbb::global_control;
+        const auto allowed = [] { return static_cast<unsigned>(GC::active_value(GC::max_allowed_parallelism)); };
+        threads = requested ? requested : static_cast<unsigned>(tbb::info::default_concurrency());
+        if (threads > allowed()) raised.emplace(GC::max_allowed_parallelism, threads);
+        // Another, lower global_control (an embedding program's) still wins.
+        threads = std::max(1u, std::min(threads, allowed()));
+    }
+};
 
 class Runner {
   public:
@@ -72,9 +101,10 @@ class Runner {
 
         for (const Job& job : manifest_.jobs)
             if (in_shard(job, options_.shard)) selected_.push_back(&job);
+        remove_stale_temp_files();
         lay_out_report();
-        const unsigned threads =
-            options_.threads ? options_.threads : tbb::this_task_arena::max_concurrency();
+        const ThreadLimit limit(options_.threads);
+        const unsigned threads = limit.threads;
 
         pool_.emplace(scratch_retain(threads));
         tbb::task_arena arena(static_cast<int>(threads));
@@ -91,6 +121,20 @@ class Runner {
         finish_report();
         report_.seconds = since(start);
         return std::move(report_);
+    }
+
+  private:
+    // Temporary files a killed earlier run left where this one writes (the
+    // engine removes only those whose writer is gone): OUT_DIR, the stamps and
+    // every directory an output of this shard goes to.
+    void remove_stale_temp_files() const {
+        std::set<fs::path> dirs{options_.out_dir, options_.out_dir / kStampDirName};
+        for (const Job* job : selected_)
+            for (const Variant& v : job->variants) {
+                dirs.insert((options_.out_dir / v.output).parent_path());
+                dirs.insert(stamp_path(options_.out_dir, v.output).parent_path());
+            }
+        for (const fs::path& d : dirs) engine::remove_stale_temp_files(d);
     }
 
   private:
@@ -162,7 +206,7 @@ class Runner {
     // without reading its input.
     InFlight* load(InFlight* w) {
         const Job& job = *w->job;
-        if (!job.error.empty()) return w;
+        if (!job.ok()) return w;
         if (options_.incremental && all_current(w)) return w;
         try {
             w->input = read_model_input(job.input, &read_buffers_);
@@ -189,9 +233,9 @@ class Runner {
         for (size_t k = 0; k < job.variants.size(); ++k) {
             const Variant& v = job.variants[k];
             try {
-                w->current[k] =
-                    up_to_date(resolve_output(options_.out_dir, v.output),
-                               stamp_path(options_.out_dir, v.output), job.input, v.options, digests_);
+                w->current[k] = up_to_date(resolve_output(options_.out_dir, v.output),
+                                           stamp_path(options_.out_dir, v.output), key_of(job.input), v.options,
+                                           digests_, manifest_.base_dir);
             } catch (const std::exception&) {
             }
             all = all && w->current[k].has_value();
@@ -211,20 +255,28 @@ class Runner {
         a.seconds = since(start);
     }
 
-    // The input file, then every other file the graph came from, each with the
-    // digest the next incremental run will compare (the input's own bytes only,
-    // whatever ModelInput::file_digest covers); nullopt (no stamps: the next
-    // incremental run dumps again) if one cannot be hashed.
+    // What stamps call a file: relative to the manifest's location (jobs/stamp.h).
+    std::string key_of(const fs::path& p) const { return stamp_file_key(manifest_.base_dir, p); }
+
+    // The input file, then every other file the graph came from, each keyed as
+    // the stamps record it and with the digest the next incremental run will
+    // compare (the input's own bytes only, whatever ModelInput::file_digest
+    // covers); nullopt (no stamps: the next incremental run dumps again) if one
+    // cannot be hashed.
     std::optional<std::vector<StampedFile>> files_read(const Job& job, const ModelInput& in) {
-        std::optional<StampedFile> input = digests_.of(job.input);
-        if (!input) return std::nullopt;
-        std::vector<StampedFile> files{std::move(*input)};
-        for (const fs::path& p : in.dependencies) {
-            if (std::ranges::find(files, p.string(), &StampedFile::path) != files.end()) continue;
+        std::vector<StampedFile> files;
+        auto add = [&](const fs::path& p) {
+            const std::string key = key_of(p);
+            if (std::ranges::find(files, key, &StampedFile::path) != files.end()) return true;
             std::optional<StampedFile> f = digests_.of(p);
-            if (!f) return std::nullopt;
+            if (!f) return false;
+            f->path = key;
             files.push_back(std::move(*f));
-        }
+            return true;
+        };
+        if (!add(job.input)) return std::nullopt;
+        for (const fs::path& p : in.dependencies)
+            if (!add(p)) return std::nullopt;
         return files;
     }
 
@@ -241,7 +293,7 @@ class Runner {
     void emit(InFlight* w) {
         std::unique_ptr<InFlight> owned(w);
         const Job& job = *w->job;
-        if (!job.error.empty()) fail_job(w, with_model(job, job.error));
+        if (!job.ok()) fail_job(w, entry_errors(job));
         if (w->input) {
             ScratchPool::Lease scratch = pool_->lease();
             for (size_t k = 0; k < job.variants.size(); ++k) {

@@ -56,8 +56,10 @@ bool is_option_key(std::string_view key) {
     return false;
 }
 
-engine::DumpOptions apply_options(const Json& obj, engine::DumpOptions o, std::string_view ctx) {
-    for (const auto& [k, v] : obj.items()) {
+namespace {
+
+void apply_option(const std::string& k, const Json& v, engine::DumpOptions& o, std::string_view ctx) {
+    {
         if (k == "keep_var_name") {
             o.keep_var_name = static_cast<int>(get_uint(v, ctx, k, 2));
         } else if (k == "keep_opr_name") {
@@ -91,6 +93,24 @@ engine::DumpOptions apply_options(const Json& obj, engine::DumpOptions o, std::s
             bad(ctx, k, "not available in a batch; the batch report has the merged strip info (\"strip_info\")");
         } else if (k == "optimize_for_inference") {
             bad(ctx, k, "mgedump does not run inference optimizations; dump an optimized graph instead");
+        }
+    }
+}
+
+}  // namespace
+
+engine::DumpOptions apply_options(const Json& obj, engine::DumpOptions o, std::string_view ctx) {
+    for (const auto& [k, v] : obj.items()) apply_option(k, v, o, ctx);
+    return o;
+}
+
+engine::DumpOptions apply_options(const Json& obj, engine::DumpOptions o, std::string_view ctx,
+                                  std::vector<std::string>& errors) {
+    for (const auto& [k, v] : obj.items()) {
+        try {
+            apply_option(k, v, o, ctx);
+        } catch (const OptionError& e) {
+            errors.emplace_back(e.what());
         }
     }
     return o;

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <system_error>
 
+#include "engine/artifact_file.h"
 #include "ir/error.h"
 
 namespace mgedump::jobs {
@@ -13,7 +15,32 @@ namespace {
     throw OptionError(fmt::format("output \"{}\": {}", name, why));
 }
 
+// All digits, at least one.
+bool digits(std::string_view s) {
+    return !s.empty() && std::ranges::all_of(s, [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// `rest` is "PID<sep>N".
+bool pid_and_counter(std::string_view rest, char sep) {
+    const size_t at = rest.find(sep);
+    return at != std::string_view::npos && digits(rest.substr(0, at)) && digits(rest.substr(at + 1));
+}
+
+// The final path's state: refused when it is a link or a directory.
+void check_final(std::string_view name, const std::filesystem::path& full) {
+    std::error_code ec;
+    std::filesystem::file_status st = std::filesystem::symlink_status(full, ec);
+    if (std::filesystem::is_symlink(st)) reject(name, fmt::format("{} is a symlink; it is not replaced", full.string()));
+    if (std::filesystem::is_directory(st)) reject(name, fmt::format("{} is a directory", full.string()));
+}
+
 }  // namespace
+
+bool is_temp_file_name(std::string_view n) {
+    if (engine::is_temp_file_name(n)) return true;
+    if (size_t at = n.rfind(".tmp."); at != std::string_view::npos && at > 0) return pid_and_counter(n.substr(at + 5), '.');
+    return false;
+}
 
 std::string check_output_name(std::string_view name) {
     if (name.empty()) reject(name, "empty name");
@@ -35,11 +62,28 @@ std::string check_output_name(std::string_view name) {
         if (part == "..") reject(name, "'..' would leave OUT_DIR");
         if (part == ".") reject(name, "'.' components are not allowed");
         if (part.size() > 255) reject(name, "a path component is longer than 255 bytes");
+        if (end == name.size() && is_temp_file_name(part))
+            reject(name, "names like a temporary file of an interrupted write, which a later run removes");
         if (first && part == kStampDirName) reject(name, fmt::format("'{}' is reserved for incremental stamps", kStampDirName));
         first = false;
         start = end + 1;
     }
     return std::string(name);
+}
+
+void check_output_location(const std::filesystem::path& out_dir, std::string_view name) {
+    namespace fs = std::filesystem;
+    const fs::path rel(check_output_name(name));
+    fs::path at = out_dir;
+    std::error_code ec;
+    for (const fs::path& part : rel.parent_path()) {
+        at /= part;
+        fs::file_status st = fs::symlink_status(at, ec);
+        if (fs::is_symlink(st)) reject(name, fmt::format("{} is a symlink; outputs never go through links", at.string()));
+        if (!fs::exists(st)) return;  // created by the batch: nothing below it exists yet
+        if (!fs::is_directory(st)) reject(name, fmt::format("{} exists and is not a directory", at.string()));
+    }
+    check_final(name, out_dir / rel);
 }
 
 std::filesystem::path resolve_output(const std::filesystem::path& out_dir, std::string_view name) {
@@ -63,9 +107,7 @@ std::filesystem::path resolve_output(const std::filesystem::path& out_dir, std::
         }
     }
     fs::path full = out_dir / rel;
-    fs::file_status st = fs::symlink_status(full, ec);
-    if (fs::is_symlink(st)) reject(name, fmt::format("{} is a symlink; it is not replaced", full.string()));
-    if (fs::is_directory(st)) reject(name, fmt::format("{} is a directory", full.string()));
+    check_final(name, full);
     return full;
 }
 

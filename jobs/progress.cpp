@@ -20,10 +20,11 @@ void ProgressPrinter::update(const JobProgress& p) {
 void ProgressPrinter::print_lines(const JobProgress& p) {
     for (size_t i = 0; i < p.count; ++i) {
         const ArtifactReport& a = p.first[i];
+        const std::string label = artifact_label(a);
         std::string what = a.status == ArtifactStatus::Failed
-                               ? fmt::format("FAILED {}", a.error)
+                               ? fmt::format("FAILED {}", error_after(a, label))
                                : fmt::format("{} {} bytes", status_name(a.status), a.result.tot_bytes);
-        fmt::print(out_, "[{}/{}] {}: {}\n", p.done, p.total, a.path.empty() ? a.input : a.path, what);
+        fmt::print(out_, "[{}/{}] {}: {}\n", p.done, p.total, label, what);
     }
 }
 

@@ -15,6 +15,19 @@ std::string_view status_name(ArtifactStatus s) {
     return "?";
 }
 
+std::string artifact_label(const ArtifactReport& a) {
+    if (!a.path.empty()) return a.path;
+    if (!a.input.empty()) return a.input;
+    return fmt::format("job {}", a.job + 1);
+}
+
+std::string_view error_after(const ArtifactReport& a, std::string_view shown) {
+    std::string_view e = a.error;
+    if (!shown.empty() && e.starts_with(shown) && e.substr(shown.size()).starts_with(": "))
+        e.remove_prefix(shown.size() + 2);
+    return e;
+}
+
 nlohmann::ordered_json report_to_json(const BatchReport& r) {
     using J = nlohmann::ordered_json;
     J artifacts = J::array();
@@ -95,10 +108,22 @@ std::string report_summary(const BatchReport& r, size_t max_lines) {
                                 t.jobs, t.artifacts, t.written, t.skipped, t.failed);
     if (r.shard.count > 1) s += fmt::format(" (shard {}/{})", r.shard.index, r.shard.count);
     s += "\n";
-    s += fmt::format("  {} written out of {} read; tensor values {}, of which {} unique across models",
-                     human(t.bytes), human(t.input_bytes), human(r.blobs.bytes), human(r.blobs.unique_bytes));
-    if (t.dedup_tensors_saved)
-        s += fmt::format("; dedup saved {} tensor(s), {}", t.dedup_tensors_saved, human(t.dedup_bytes_saved));
+    // Only what this run wrote: up-to-date artifacts were neither written nor read.
+    uint64_t written = 0, dedup_tensors = 0, dedup_bytes = 0;
+    for (const ArtifactReport& a : r.artifacts) {
+        if (a.status != ArtifactStatus::Written) continue;
+        written += a.result.tot_bytes;
+        dedup_tensors += a.result.dedup_tensors_saved;
+        dedup_bytes += a.result.dedup_bytes_saved;
+    }
+    if (t.written == 0 && t.failed == 0 && t.skipped > 0) {
+        s += fmt::format("  all {} artifact(s) up to date ({} unchanged): nothing written, {} model(s) read",
+                         t.skipped, human(t.bytes), t.models_read);
+    } else {
+        s += fmt::format("  {} written out of {} read; tensor values {}, of which {} unique across models",
+                         human(written), human(t.input_bytes), human(r.blobs.bytes), human(r.blobs.unique_bytes));
+        if (dedup_tensors) s += fmt::format("; dedup saved {} tensor(s), {}", dedup_tensors, human(dedup_bytes));
+    }
     s += fmt::format("; {:.2f} s on {} thread(s)\n", r.seconds, r.threads);
     size_t shown = 0;
     for (const ArtifactReport& a : r.artifacts) {
@@ -107,8 +132,10 @@ std::string report_summary(const BatchReport& r, size_t max_lines) {
             break;
         }
         ++shown;
-        if (a.status == ArtifactStatus::Failed)
-            s += fmt::format("  FAILED  {}  ({}): {}\n", a.path, a.input, a.error);
+        if (a.status == ArtifactStatus::Failed && !a.path.empty() && !a.input.empty())
+            s += fmt::format("  FAILED  {}  ({}): {}\n", a.path, a.input, error_after(a, a.input));
+        else if (a.status == ArtifactStatus::Failed)
+            s += fmt::format("  FAILED  {}: {}\n", artifact_label(a), error_after(a, artifact_label(a)));
         else
             s += fmt::format("  {:<7} {}  {} bytes  {}  xxh3 {}  content_hash {}\n", status_name(a.status), a.path,
                              a.result.tot_bytes, engine::format_name(a.format), a.result.xxh3_128,

@@ -58,6 +58,12 @@ struct BatchReport {
     bool ok() const { return totals.failed == 0; }
 };
 
+// How messages name an artifact: its output name, else its input, else "job N"
+// (1-based, as the progress counts).
+std::string artifact_label(const ArtifactReport& a);
+// The artifact's error without a leading "<name>: " the line already shows.
+std::string_view error_after(const ArtifactReport& a, std::string_view shown);
+
 nlohmann::ordered_json report_to_json(const BatchReport& r);
 // The summary printed at the end of a run: totals, failures with their errors,
 // and the artifacts (size, digest) — at most `max_lines` of them.

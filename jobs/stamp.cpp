@@ -117,22 +117,36 @@ std::vector<StampedFile> files_from_json(const json& files) {
 }
 
 // Sizes first: a file of another size changed without hashing a byte.
-bool unchanged(const std::vector<StampedFile>& files, FileDigests& digests) {
+bool unchanged(const std::vector<StampedFile>& files, FileDigests& digests, const fs::path& base_dir) {
     for (const StampedFile& f : files) {
         std::error_code ec;
-        if (fs::file_size(f.path, ec) != f.size || ec) return false;
+        if (fs::file_size(stamp_file_location(base_dir, f.path), ec) != f.size || ec) return false;
     }
     for (const StampedFile& f : files) {
-        std::optional<StampedFile> now = digests.of(f.path);
-        if (!now || *now != f) return false;
+        std::optional<StampedFile> now = digests.of(stamp_file_location(base_dir, f.path));
+        if (!now || now->size != f.size || now->xxh3_128 != f.xxh3_128) return false;
     }
     return true;
 }
 
 }  // namespace
 
-std::optional<Stamped> up_to_date(const fs::path& artifact, const fs::path& stamp, const fs::path& input,
-                                  const engine::DumpOptions& options, FileDigests& digests) {
+std::string stamp_file_key(const fs::path& base_dir, const fs::path& file) {
+    const fs::path normal = file.lexically_normal();
+    if (base_dir.empty() || base_dir.is_absolute() != file.is_absolute()) return normal.generic_string();
+    const fs::path rel = normal.lexically_relative(base_dir.lexically_normal());
+    if (rel.empty() || *rel.begin() == "..") return normal.generic_string();
+    return rel.generic_string();
+}
+
+fs::path stamp_file_location(const fs::path& base_dir, const std::string& key) {
+    const fs::path p(key);
+    return p.is_absolute() || base_dir.empty() ? p : base_dir / p;
+}
+
+std::optional<Stamped> up_to_date(const fs::path& artifact, const fs::path& stamp, const std::string& input_key,
+                                  const engine::DumpOptions& options, FileDigests& digests,
+                                  const fs::path& base_dir) {
     std::error_code ec;
     const uint64_t size = fs::file_size(artifact, ec);
     if (ec || fs::is_symlink(fs::symlink_status(artifact))) return std::nullopt;
@@ -145,7 +159,7 @@ std::optional<Stamped> up_to_date(const fs::path& artifact, const fs::path& stam
         if (j.at("options") != canonical(options) || j.at("engine_version") != std::string(engine_version()))
             return std::nullopt;
         std::vector<StampedFile> files = files_from_json(j.at("files"));
-        if (files.empty() || files.front().path != input.string()) return std::nullopt;
+        if (files.empty() || files.front().path != input_key) return std::nullopt;
         Stamped s;
         s.result = result_from_json(j.at("result"));
         if (s.result.tot_bytes != size) return std::nullopt;
@@ -154,7 +168,7 @@ std::optional<Stamped> up_to_date(const fs::path& artifact, const fs::path& stam
         s.strip_info.dtypes = strip.at("dtypes").get<std::vector<std::string>>();
         s.strip_info.elemwise_modes = strip.at("elemwise_modes").get<std::vector<std::string>>();
         s.input_bytes = files.front().size;
-        if (!unchanged(files, digests)) return std::nullopt;
+        if (!unchanged(files, digests, base_dir)) return std::nullopt;
         return s;
     } catch (const json::exception&) {
         return std::nullopt;  // a damaged or older stamp only costs a rebuild

@@ -22,7 +22,9 @@
 namespace mgedump::jobs {
 
 struct StampedFile {
-    std::string path;  // as the batch opened it
+    // In a stamp: the key of stamp_file_key (relative to the manifest's or input
+    // directory's location); from FileDigests: the path the batch opened.
+    std::string path;
     uint64_t size = 0;
     std::string xxh3_128;
     bool operator==(const StampedFile&) const = default;
@@ -57,6 +59,15 @@ class FileDigests {
     std::map<std::string, std::optional<StampedFile>> known_;
 };
 
+// What a stamp records for `file`: its path relative to `base_dir` (the
+// manifest's directory, or the input directory in directory mode) when it lies
+// there, normalized, so the same workspace run from another directory, spelled
+// absolute, or moved as a whole keeps its stamps valid; otherwise the path as
+// given. Purely lexical: nothing is resolved on disk.
+std::string stamp_file_key(const std::filesystem::path& base_dir, const std::filesystem::path& file);
+// Where the file of a recorded key is now.
+std::filesystem::path stamp_file_location(const std::filesystem::path& base_dir, const std::string& key);
+
 // The options as given by the job (before a loaded model's metadata fills in
 // defaults: that comes from the input, which the files already cover).
 StampKey make_stamp_key(std::vector<StampedFile> files, const engine::DumpOptions& options);
@@ -64,12 +75,13 @@ StampKey make_stamp_key(std::vector<StampedFile> files, const engine::DumpOption
 std::filesystem::path stamp_path(const std::filesystem::path& out_dir, const std::string& output_name);
 
 // What the stamp at `stamp` vouches for when `artifact` exists with the recorded
-// size, the stamp was made from `input` with `options` by this engine version, and
-// every recorded file still has its recorded size and digest; nullopt otherwise
-// (also for missing, unreadable or older stamps).
+// size, the stamp was made from the input keyed `input_key` with `options` by
+// this engine version, and every recorded file (found from `base_dir`) still has
+// its recorded size and digest; nullopt otherwise (also for missing, unreadable
+// or older stamps).
 std::optional<Stamped> up_to_date(const std::filesystem::path& artifact, const std::filesystem::path& stamp,
-                                  const std::filesystem::path& input, const engine::DumpOptions& options,
-                                  FileDigests& digests);
+                                  const std::string& input_key, const engine::DumpOptions& options,
+                                  FileDigests& digests, const std::filesystem::path& base_dir);
 
 // Written atomically after the artifact, so a stamp never vouches for a missing file.
 void write_stamp(const std::filesystem::path& stamp, const StampKey& key, const Stamped& stamped,

@@ -7,6 +7,8 @@
 namespace mgedump::test {
 namespace {
 
+std::string errors_of(const jobs::Job& j) { return fmt::format("{}", fmt::join(j.errors, "\n")); }
+
 TEST(BatchManifest, VariantOptionsOverrideJobOptionsWhichOverrideDefaultsWhichOverrideTheCommandLine) {
     engine::DumpOptions cli;
     cli.keep_opr_name = true;
@@ -20,7 +22,7 @@ TEST(BatchManifest, VariantOptionsOverrideJobOptionsWhichOverrideDefaultsWhichOv
                                             "/base", cli);
     ASSERT_EQ(m.jobs.size(), 1u);
     const jobs::Job& j = m.jobs[0];
-    ASSERT_TRUE(j.error.empty()) << j.error;
+    ASSERT_TRUE(j.ok()) << errors_of(j);
     EXPECT_EQ(j.input, fs::path("/base/nets/a.json"));
     ASSERT_EQ(j.variants.size(), 2u);
     EXPECT_EQ(j.variants[0].output, "a.v2.mge");
@@ -55,18 +57,18 @@ TEST(BatchManifest, ABadEntryFailsOnlyThatJobAndSaysWhy) {
                                                 {"input": "d.json"}])",
                                             "/in", {});
     ASSERT_EQ(m.jobs.size(), 4u);
-    EXPECT_NE(m.jobs[0].error.find("keep_var_name"), std::string::npos) << m.jobs[0].error;
-    EXPECT_NE(m.jobs[1].error.find("colour"), std::string::npos) << m.jobs[1].error;
-    EXPECT_NE(m.jobs[2].error.find("strip_info_file"), std::string::npos) << m.jobs[2].error;
-    EXPECT_TRUE(m.jobs[3].error.empty());
+    EXPECT_NE(errors_of(m.jobs[0]).find("keep_var_name"), std::string::npos) << errors_of(m.jobs[0]);
+    EXPECT_NE(errors_of(m.jobs[1]).find("colour"), std::string::npos) << errors_of(m.jobs[1]);
+    EXPECT_NE(errors_of(m.jobs[2]).find("strip_info_file"), std::string::npos) << errors_of(m.jobs[2]);
+    EXPECT_TRUE(m.jobs[3].ok());
 }
 
 TEST(BatchManifest, TwoJobsWritingOneOutputFailTheLaterOne) {
     jobs::Manifest m = jobs::parse_manifest(R"([{"input": "a.json", "output": "x.mge"},
                                                 {"input": "b.json", "output": "x.mge"}])",
                                             "/in", {});
-    EXPECT_TRUE(m.jobs[0].error.empty());
-    EXPECT_NE(m.jobs[1].error.find("already written by job 0"), std::string::npos) << m.jobs[1].error;
+    EXPECT_TRUE(m.jobs[0].ok());
+    EXPECT_NE(errors_of(m.jobs[1]).find("already written by job 1 (manifest: jobs[0])"), std::string::npos) << errors_of(m.jobs[1]);
 }
 
 TEST(BatchManifest, SyntaxErrorsNameTheLine) {

@@ -12,9 +12,11 @@
 #include "ir/error.h"
 #include "jobs/batch.h"
 #include "jobs/byte_size.h"
+#include "jobs/error_text.h"
 #include "jobs/manifest.h"
 #include "jobs/progress.h"
 #include "jobs/shard.h"
+#include "jobs/validate.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/dump_flags.h"
 
@@ -34,8 +36,33 @@ struct BatchCommand {
     std::optional<uint32_t> shard_count;
     std::string shard_by = "index";
     bool quiet = false;
+    bool verbose = false;
+    bool allow_empty = false;
     DumpFlags flags;
 };
+
+// Below this a batch cannot keep one small model, its write buffer and the
+// tables of the pipeline in memory at once: a value like "1K" is a typo (for
+// 1G?), and running with it would only be slow in ways nobody asked for.
+constexpr uint64_t kMinMemoryBudget = uint64_t{16} << 20;
+
+uint64_t memory_budget(const std::string& text) {
+    if (text.empty()) return 0;  // half of physical memory
+    const uint64_t b = jobs::parse_byte_size(text);
+    if (b < kMinMemoryBudget)
+        throw OptionError(fmt::format("--memory-budget {} ({} bytes) is below the minimum a batch needs, 16M "
+                                      "(one model, its write buffer and the pipeline's tables); give 16M or more",
+                                      text, b));
+    return b;
+}
+
+// The problems, one a line, and that nothing was written: then exit 2.
+int refuse(const std::vector<std::string>& errors) {
+    for (const std::string& e : errors) std::cerr << fmt::format("mgedump batch: error: {}\n", e);
+    std::cerr << fmt::format("mgedump batch: {} problem(s) found before anything ran; nothing was written\n",
+                             errors.size());
+    return 2;
+}
 
 jobs::Shard pick_shard(const BatchCommand& c) {
     jobs::Shard s;
@@ -53,31 +80,45 @@ int run_batch_command(const BatchCommand& c) {
     defaults.append_json = false;
     engine::check_options(defaults);
 
-    const fs::path in(c.input);
-    jobs::Manifest manifest =
-        fs::is_directory(in) ? jobs::scan_directory(in, defaults) : jobs::read_manifest_file(in, defaults);
-
     jobs::BatchOptions o;
     o.out_dir = c.out_dir;
     o.threads = c.threads;
-    o.memory_budget = c.memory_budget.empty() ? 0 : jobs::parse_byte_size(c.memory_budget);
+    o.memory_budget = memory_budget(c.memory_budget);
     o.incremental = c.incremental;
     o.shard = pick_shard(c);
+
+    const std::string report_path = c.report.empty() ? (fs::path(c.out_dir) / "report.json").string() : c.report;
+    jobs::BatchTargets targets{c.out_dir, report_path, strip_info_file, c.input, c.allow_empty};
+    const fs::path in(c.input);
+    jobs::Manifest manifest;
+    if (fs::is_directory(in)) {
+        jobs::OwnFiles own{c.out_dir, {report_path}};
+        if (strip_info_file) own.files.emplace_back(*strip_info_file);
+        manifest = jobs::scan_directory(in, defaults, own);
+        if (c.verbose)
+            for (const std::string& s : manifest.skipped) std::cerr << fmt::format("mgedump batch: skipped {}\n", s);
+    } else {
+        manifest = jobs::read_manifest_file_collecting(in, defaults);
+    }
+    if (std::vector<std::string> errors = jobs::validate_batch(manifest, targets); !errors.empty())
+        return refuse(errors);
     jobs::ProgressPrinter progress(stderr, ::isatty(::fileno(stderr)) == 1);
     if (!c.quiet) o.on_progress = [&](const jobs::JobProgress& p) { progress.update(p); };
 
     jobs::BatchReport report = jobs::run_batch(manifest, o);
     progress.finish();
 
-    const std::string report_path = c.report.empty() ? (fs::path(c.out_dir) / "report.json").string() : c.report;
     const std::string text =
         jobs::report_to_json(report).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     engine::write_file_atomically(report_path, std::string_view(text));
     if (strip_info_file)
         formats::write_strip_info_file(*strip_info_file, report.strip_info, report.strip_info_hash, c.flags.append_json);
 
+    // -q: nothing but errors, so the summary only when a job failed (on stderr).
+    const std::string summary = jobs::report_summary(report) + fmt::format("  report: {}\n", report_path);
     if (c.flags.json) std::cout << text;
-    else std::cout << jobs::report_summary(report) << fmt::format("  report: {}\n", report_path);
+    else if (!c.quiet) std::cout << summary;
+    else if (!report.ok()) std::cerr << summary;
     return report.ok() ? 0 : 1;
 }
 
@@ -86,7 +127,8 @@ int run_batch_command(const BatchCommand& c) {
 void register_batch(CLI::App& app) {
     auto c = std::make_shared<BatchCommand>();
     CLI::App* cmd = app.add_subcommand(
-        "batch", "Serialize many graphs: a manifest (JSON / JSON Lines) of jobs, or every *.json and *.mge in a directory");
+        "batch", "Serialize many graphs: a manifest (JSON / JSON Lines) of jobs, or every *.json, *.mge and *.onnx in a "
+        "directory. The whole manifest is checked first: any problem is listed and nothing is written (exit 2)");
     cmd->add_option("input", c->input, "manifest file, or a directory of graph JSON / .mge files")->required();
     cmd->add_option("-o,--output", c->out_dir, "directory the artifacts are written into (created if missing)")
         ->required();
@@ -103,13 +145,17 @@ void register_batch(CLI::App& app) {
         ->check(CLI::Range(1u, 1u << 30));
     cmd->add_option("--shard-by", c->shard_by, "index (job index mod N) or name (hash of the output name)")
         ->check(CLI::IsMember({"index", "name"}));
-    cmd->add_flag("-q,--quiet", c->quiet, "no progress output");
+    cmd->add_flag("-q,--quiet", c->quiet, "print nothing but errors (the summary only when a job failed, on stderr)");
+    cmd->add_flag("-v,--verbose", c->verbose, "also say which directory entries were not taken as inputs, and why");
+    cmd->add_flag("--allow-empty", c->allow_empty,
+                  "an empty manifest or a directory without models is a success, not an error");
     add_dump_flags(*cmd, c->flags);
     cmd->callback([c] {
         try {
             set_exit_code(run_batch_command(*c));
         } catch (const mgedump::Error& e) {
-            std::cerr << fmt::format("mgedump batch: {}\n", e.what());
+            // Set-up and configuration: the batch did not run (or wrote only its artifacts).
+            std::cerr << fmt::format("mgedump batch: {}\n", jobs::without_temp_names(jobs::without_json_prefixes(e.what())));
             set_exit_code(2);
         }
     });

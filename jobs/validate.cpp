@@ -1,0 +1,143 @@
+#include "jobs/validate.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <utility>
+
+#include "jobs/output_path.h"
+
+namespace mgedump::jobs {
+namespace {
+
+namespace fs = std::filesystem;
+
+using FileId = std::pair<dev_t, ino_t>;
+
+// The identity of an existing file (links followed): an artifact replacing it
+// replaces the input whichever name, hard link or symlink spelled it.
+std::optional<FileId> file_id(const fs::path& p) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) return std::nullopt;
+    return FileId{st.st_dev, st.st_ino};
+}
+
+bool inside(const fs::path& p, const fs::path& dir) {
+    const fs::path rel = p.lexically_normal().lexically_relative(dir.lexically_normal());
+    return !rel.empty() && *rel.begin() != "..";
+}
+
+// Creates and removes a file in `dir`: the only check that tells what this
+// process may really write (permissions, read-only mounts, root's exemptions).
+std::optional<std::string> probe(const fs::path& dir) {
+    const fs::path p = dir / fmt::format(".mgedump-probe-{}", ::getpid());
+    const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return std::string(std::strerror(errno));
+    ::close(fd);
+    ::unlink(p.c_str());
+    return std::nullopt;
+}
+
+// Whether a file can be created at `path`; the directories on the way may be
+// missing only when the batch creates them (OUT_DIR and what lies below it).
+std::optional<std::string> cannot_write(const fs::path& path, const fs::path& out_dir) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) return std::string("it is a directory");
+    fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    if (!fs::exists(dir, ec)) {
+        if (!inside(dir, out_dir) && dir.lexically_normal() != out_dir.lexically_normal())
+            return fmt::format("directory {} does not exist", dir.string());
+        while (!dir.empty() && !fs::exists(dir, ec)) dir = dir.parent_path();
+        if (dir.empty()) dir = ".";
+    }
+    if (!fs::is_directory(dir, ec)) return fmt::format("{} is not a directory", dir.string());
+    if (auto why = probe(dir)) return fmt::format("cannot create files in {}: {}", dir.string(), *why);
+    return std::nullopt;
+}
+
+class Checker {
+  public:
+    Checker(const Manifest& m, const BatchTargets& t) : m_(m), t_(t) {}
+
+    std::vector<std::string> run() {
+        if (m_.jobs.empty() && !t_.allow_empty)
+            add(fmt::format("{}: no jobs (an empty manifest, or a directory without *.json, *.mge or *.onnx "
+                            "models); pass --allow-empty if that is expected",
+                            t_.input_label));
+        for (const Job& job : m_.jobs)
+            if (auto id = job.input.empty() ? std::nullopt : file_id(job.input)) inputs_.emplace(*id, &job);
+        // In the manifest's order, so the list reads along the file.
+        size_t at = 0;
+        for (size_t i = 0; i <= m_.jobs.size(); ++i) {
+            for (; at < m_.errors.size() && m_.errors[at].first <= i; ++at) add(m_.errors[at].second);
+            if (i == m_.jobs.size()) break;
+            const Job& job = m_.jobs[i];
+            errors_.insert(errors_.end(), job.errors.begin(), job.errors.end());
+            check_input(job);
+            for (const Variant& v : job.variants) check_output(job, v);
+        }
+        check_target("the report", t_.report);
+        if (t_.strip_info_file) check_target("the strip-info file", *t_.strip_info_file);
+        if (auto why = cannot_write(t_.out_dir / ".probe", t_.out_dir))
+            add(fmt::format("output directory {}: {}", t_.out_dir.string(), *why));
+        return std::move(errors_);
+    }
+
+  private:
+    void add(std::string e) { errors_.push_back(std::move(e)); }
+
+    void check_input(const Job& job) {
+        if (job.input.empty()) return;  // its entry's errors say why
+        std::error_code ec;
+        const fs::file_status st = fs::status(job.input, ec);
+        if (!fs::exists(st)) add(fmt::format("{}: input {} does not exist", job.where, job.input.string()));
+        else if (fs::is_directory(st)) add(fmt::format("{}: input {} is a directory", job.where, job.input.string()));
+    }
+
+    // The input of the batch `p` is, if any.
+    const Job* input_at(const fs::path& p) const {
+        auto id = file_id(p);
+        if (!id) return nullptr;
+        auto it = inputs_.find(*id);
+        return it == inputs_.end() ? nullptr : it->second;
+    }
+
+    void check_output(const Job& job, const Variant& v) {
+        try {
+            check_output_location(t_.out_dir, v.output);
+        } catch (const Error& e) {
+            add(fmt::format("{}: {}", job.where, e.what()));
+            return;
+        }
+        if (const Job* owner = input_at(t_.out_dir / v.output))
+            add(fmt::format("{}: output \"{}\" would overwrite {}, the input of {}; write the artifacts to another "
+                            "directory (-o)",
+                            job.where, v.output, (t_.out_dir / v.output).string(),
+                            owner == &job ? std::string("this job") : fmt::format("job {} ({})", owner->index + 1,
+                                                                                  owner->where)));
+    }
+
+    void check_target(std::string_view what, const fs::path& p) {
+        if (const Job* owner = input_at(p))
+            add(fmt::format("{} {} would overwrite the input of job {} ({})", what, p.string(), owner->index + 1,
+                            owner->where));
+        else if (auto why = cannot_write(p, t_.out_dir))
+            add(fmt::format("{} {} cannot be written: {}", what, p.string(), *why));
+    }
+
+    const Manifest& m_;
+    const BatchTargets& t_;
+    std::map<FileId, const Job*> inputs_;
+    std::vector<std::string> errors_;
+};
+
+}  // namespace
+
+std::vector<std::string> validate_batch(const Manifest& m, const BatchTargets& t) { return Checker(m, t).run(); }
+
+}  // namespace mgedump::jobs
