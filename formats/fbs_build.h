@@ -72,6 +72,37 @@ bool is_with_format(const ir::OpDef& def);
 // 4-byte enum and nothing after it (dnn/src/common/tensor_format.cpp).
 std::span<const uint8_t> default_tensor_format_blob();
 
+// An operator's tensors and blobs, built in the order its MegEngine dumper builds
+// them (FlatBuffers lays them out in build order): the holder count blob when
+// `count_blob`, then the blobs and the tensors; the *WithFormat dumpers write each
+// tensor followed by its format blob (io.sereg.h; the default format's when the
+// graph has none), unless `format_blobs` is false (their version 2 keeps the
+// format in the tensor). `build_tensor(TensorId)` builds one tensor table.
+template <class BuildTensor>
+void build_tensors_and_blobs(Fbb& fbb, const ir::Graph& g, ir::OprId o, bool count_blob, bool format_blobs,
+                             BuildTensor&& build_tensor, std::vector<flatbuffers::Offset<void>>& tensors,
+                             std::vector<flatbuffers::Offset<void>>& blobs) {
+    const ir::OpDef& def = ir::op_def(g.oprs.type[o.value]);
+    const ir::Range trange = g.oprs.tensors[o.value];
+    auto blob_of = [&](ir::BlobId b) {
+        const ir::Bytes bytes = g.blobs.bytes(b);
+        return build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+    };
+    if (count_blob) blobs.push_back(build_blob(fbb, holder_count_blob(trange.count)));
+    if (is_with_format(def)) {
+        const auto graph_blobs = g.blobs_of(o);
+        for (uint32_t k = 0; k < trange.count; ++k) {
+            tensors.push_back(build_tensor(ir::TensorId(trange.begin + k)));
+            if (!format_blobs) continue;
+            blobs.push_back(k < graph_blobs.size() ? blob_of(graph_blobs[k])
+                                                   : build_blob(fbb, default_tensor_format_blob()));
+        }
+        return;
+    }
+    for (ir::BlobId b : g.blobs_of(o)) blobs.push_back(blob_of(b));
+    for (uint32_t t = trange.begin; t < trange.end(); ++t) tensors.push_back(build_tensor(ir::TensorId(t)));
+}
+
 }  // namespace mgedump::formats
 
 static_assert(FLATBUFFERS_LITTLEENDIAN,

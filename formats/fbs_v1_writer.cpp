@@ -171,26 +171,9 @@ struct V1Writer {
         blobs.clear();
         auto& tensors = lists.tensors;
         tensors.clear();
-        const ir::Range trange = g.oprs.tensors[o.value];
-        if (def.tensors == ir::OpTensors::MultipleShared) blobs.push_back(build_blob(fbb, holder_count_blob(trange.count)));
-        if (is_with_format(def)) {
-            auto format_blobs = g.blobs_of(o);
-            for (uint32_t k = 0; k < trange.count; ++k) {
-                tensors.push_back(build_tensor(o, ir::TensorId(trange.begin + k)));
-                if (k < format_blobs.size()) {
-                    ir::Bytes bytes = g.blobs.bytes(format_blobs[k]);
-                    blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
-                } else {
-                    blobs.push_back(build_blob(fbb, default_tensor_format_blob()));
-                }
-            }
-        } else {
-            for (ir::BlobId b : g.blobs_of(o)) {
-                ir::Bytes bytes = g.blobs.bytes(b);
-                blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
-            }
-            for (uint32_t t = trange.begin; t < trange.end(); ++t) tensors.push_back(build_tensor(o, ir::TensorId(t)));
-        }
+        build_tensors_and_blobs(
+            fbb, g, o, def.tensors == ir::OpTensors::MultipleShared, true,
+            [&](ir::TensorId t) { return build_tensor(o, t); }, tensors, blobs);
 
         OffsetVector tensors_vec, blobs_vec;
         if (!tensors.empty()) tensors_vec = fbb.CreateVector(tensors);

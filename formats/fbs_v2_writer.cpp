@@ -204,30 +204,12 @@ struct V2Writer {
         blobs.clear();
         auto& tensors = lists.tensors;
         tensors.clear();
-        const ir::Range trange = g.oprs.tensors[o.value];
-        // Version 2 of the holder drops the count blob (spec §5).
-        if (def.tensors == ir::OpTensors::MultipleShared && identity.opr_version < 2)
-            blobs.push_back(build_blob(fbb, holder_count_blob(trange.count)));
-        if (is_with_format(def)) {
-            auto format_blobs = g.blobs_of(o);
-            for (uint32_t k = 0; k < trange.count; ++k) {
-                tensors.push_back(build_tensor(ir::TensorId(trange.begin + k)));
-                if (identity.opr_version >= 2) continue;
-                if (k < format_blobs.size()) {
-                    ir::Bytes bytes = g.blobs.bytes(format_blobs[k]);
-                    blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
-                } else {
-                    blobs.push_back(build_blob(fbb, default_tensor_format_blob()));
-                }
-            }
-        } else {
-            for (ir::BlobId b : g.blobs_of(o)) {
-                ir::Bytes bytes = g.blobs.bytes(b);
-                blobs.push_back(build_blob(fbb, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
-            }
-            for (uint32_t t = trange.begin; t < trange.end(); ++t)
-                tensors.push_back(build_tensor(ir::TensorId(t)));
-        }
+        // Version 2 of the holder drops the count blob (spec §5), and of the
+        // *WithFormat operators the format blobs.
+        const bool version1 = identity.opr_version < 2;
+        build_tensors_and_blobs(
+            fbb, g, o, def.tensors == ir::OpTensors::MultipleShared && version1, version1,
+            [&](ir::TensorId t) { return build_tensor(t); }, tensors, blobs);
 
         auto comp_nodes = build_opr_comp_nodes(fbb, g, o);
 
