@@ -23,6 +23,14 @@ bool has(const std::string& text, const std::string& what) { return text.find(wh
 
 CliRun batch(const std::string& args) { return run_cli("batch " + args); }
 
+// Writes a one-graph a.json and the manifest `name` (`text`) into `in`, then runs
+// the batch on that manifest into `out`.
+CliRun batch_manifest(const ScratchDir& in, const fs::path& out, const std::string& name, const std::string& text) {
+    write_text(in / "a.json", small_graph_json(1));
+    write_text(in / name, text);
+    return batch(fmt::format("{} -o {}", (in / name).string(), out.string()));
+}
+
 // A PID that is no running process: a child that has exited and been reaped.
 pid_t dead_pid() {
     pid_t pid = ::fork();
@@ -60,11 +68,9 @@ TEST(BatchContract, EveryManifestErrorIsListedWithItsLineAndNothingIsWritten) {
 
 TEST(BatchContract, AJsonManifestNamesEachBadEntryByItsJsonPath) {
     ScratchDir in, out;
-    write_text(in / "a.json", small_graph_json(1));
-    write_text(in / "m.json", R"({"defaults": {"keep_var_name": 9},
+    CliRun r = batch_manifest(in, out.path, "m.json", R"({"defaults": {"keep_var_name": 9},
         "jobs": [{"input": "a.json"}, {"input": "a.json", "output": "b.mge",
                   "variants": [{"suffix": ".x", "output": "y.mge"}]}, {"input": 3}]})");
-    CliRun r = batch(fmt::format("{} -o {}", (in / "m.json").string(), out.path.string()));
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(has(r.out, "defaults: \"keep_var_name\"")) << r.out;
     EXPECT_TRUE(has(r.out, "jobs[1]: variants[0]: give exactly one of")) << r.out;
@@ -74,10 +80,9 @@ TEST(BatchContract, AJsonManifestNamesEachBadEntryByItsJsonPath) {
 
 TEST(BatchContract, SyntaxErrorsAreAllListedWithoutTheJsonLibrarysPrefix) {
     ScratchDir in, out;
-    write_text(in / "a.json", small_graph_json(1));
-    write_text(in / "m.jsonl", R"({"input": "a.json"})" "\n" "{oops\n" R"({"input": "a.json", "output": "b.mge"})"
-                               "\n" "[1,\n");
-    CliRun r = batch(fmt::format("{} -o {}", (in / "m.jsonl").string(), out.path.string()));
+    CliRun r = batch_manifest(in, out.path, "m.jsonl",
+                              R"({"input": "a.json"})" "\n" "{oops\n" R"({"input": "a.json", "output": "b.mge"})"
+                              "\n" "[1,\n");
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(has(r.out, "m.jsonl:2:2: invalid JSON: syntax error")) << r.out;
     EXPECT_TRUE(has(r.out, "m.jsonl:4:")) << r.out;

@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include "cli_run.h"
 #include "engine/load.h"
@@ -16,15 +15,6 @@ namespace mgedump::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The spec's Appendix C graph, and the same with another Elemwise mode.
-const char* kAdd = R"({
-  "format": "mgedump-graph", "version": 1,
-  "inputs": [{"name": "data", "dtype": "Float32", "shape": [1, 3]}],
-  "constants": [{"name": "const", "dtype": "Float32", "shape": [3], "values": [1, 2, 3]}],
-  "operators": [{"op": "Elemwise", "inputs": ["data", "const"], "params": {"mode": "ADD"}, "outputs": ["out"]}],
-  "outputs": ["out"]
-})";
 
 // A weight of 64 distinct floats (too many to be inline values); `first` may be "nan".
 std::string weighted_graph(const std::string& first = "0.25") {
@@ -43,30 +33,16 @@ struct Split {
     std::string out, err;
 };
 
-class CliContract : public ::testing::Test {
+class CliContract : public TempDirTest {
   protected:
-    void SetUp() override {
-        dir = fs::temp_directory_path() / ("mgedump_contract_" + std::to_string(::getpid()) + "_" +
-                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    void TearDown() override { fs::remove_all(dir); }
+    CliContract() : TempDirTest("mgedump_contract_") {}
 
-    std::string write(const std::string& name, const std::string& text) {
-        std::ofstream(dir / name) << text;
-        return (dir / name).string();
-    }
-    static std::string read(const fs::path& p) {
-        std::ifstream in(p, std::ios::binary);
-        return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    }
     // Runs `mgedump ARGS` in the test's directory with stdout and stderr apart.
     Split run_split(const std::string& args) {
         const fs::path o = dir / "stdout.txt", e = dir / "stderr.txt";
         const CliRun r = run_shell("{ cd " + dir.string() + " && " + cli_path() + " " + args + " >" + o.string() +
                                    " 2>" + e.string() + "; }");
-        return {r.status, read(o), read(e)};
+        return {r.status, file_bytes(o), file_bytes(e)};
     }
     fs::path small_onnx() {
         OnnxModel m;
@@ -75,11 +51,10 @@ class CliContract : public ::testing::Test {
         m.node("Add", {"x", "w"}, {"y"});
         return m.write(dir / "add.onnx");
     }
-    fs::path dir;
 };
 
 TEST_F(CliContract, UsageErrorsExitTwo) {
-    const std::string g = write("g.json", kAdd), out = (dir / "g.mge").string();
+    const std::string g = write("g.json", kAppendixCGraph), out = (dir / "g.mge").string();
     CliRun bad_value = run_cli("dump " + g + " -o " + out + " --keep-var-name 5");
     EXPECT_EQ(bad_value.status, 2) << bad_value.out;
     EXPECT_NE(bad_value.out.find("--keep-var-name"), std::string::npos) << bad_value.out;
@@ -137,7 +112,7 @@ TEST_F(CliContract, QuietPrintsNothingButErrorsAndWarningsGoToStderr) {
 }
 
 TEST_F(CliContract, DumpOfAMgeFileSaysToUseConvert) {
-    const std::string g = write("g.json", kAdd), mge = (dir / "g.mge").string();
+    const std::string g = write("g.json", kAppendixCGraph), mge = (dir / "g.mge").string();
     ASSERT_EQ(run_cli("dump " + g + " -o " + mge).status, 0);
     CliRun r = run_cli("dump " + mge + " -o " + (dir / "again.mge").string());
     EXPECT_EQ(r.status, 2) << r.out;
@@ -147,7 +122,7 @@ TEST_F(CliContract, DumpOfAMgeFileSaysToUseConvert) {
 }
 
 TEST_F(CliContract, ConvertWritesFbsV2ByDefaultAndSaysSo) {
-    const std::string g = write("g.json", kAdd), fbs = (dir / "fbs.mge").string(), v2 = (dir / "v2.mge").string();
+    const std::string g = write("g.json", kAppendixCGraph), fbs = (dir / "fbs.mge").string(), v2 = (dir / "v2.mge").string();
     ASSERT_EQ(run_cli("dump " + g + " -o " + fbs + " --dump-format FBS").status, 0);
     CliRun r = run_cli("convert " + fbs + " -o " + v2);
     ASSERT_EQ(r.status, 0) << r.out;
@@ -167,7 +142,7 @@ TEST_F(CliContract, ConvertWritesFbsV2ByDefaultAndSaysSo) {
 
 // inspect, convert and verify read what dump reads: graph JSON and ONNX.
 TEST_F(CliContract, InspectConvertAndVerifyTakeGraphJsonAndOnnx) {
-    const std::string g = write("g.json", kAdd), onnx = small_onnx().string();
+    const std::string g = write("g.json", kAppendixCGraph), onnx = small_onnx().string();
     for (const auto& [input, kind] : {std::pair{g, std::string("graph JSON")}, std::pair{onnx, std::string("ONNX")}}) {
         SCOPED_TRACE(input);
         CliRun inspect = run_cli("inspect " + input);
@@ -183,7 +158,7 @@ TEST_F(CliContract, InspectConvertAndVerifyTakeGraphJsonAndOnnx) {
         CliRun convert = run_cli("convert " + input + " -o " + converted);
         EXPECT_EQ(convert.status, 0) << convert.out;
         EXPECT_NE(convert.out.find("input " + input + ": " + kind), std::string::npos) << convert.out;
-        EXPECT_EQ(read(converted), read(dumped));  // convert of a non-.mge input is dump
+        EXPECT_EQ(file_bytes(converted), file_bytes(dumped));  // convert of a non-.mge input is dump
 
         CliRun verify = run_cli("verify " + input);
         EXPECT_EQ(verify.status, 0) << verify.out;
@@ -193,9 +168,9 @@ TEST_F(CliContract, InspectConvertAndVerifyTakeGraphJsonAndOnnx) {
 }
 
 TEST_F(CliContract, InspectJsonOfSeveralGraphsPrintsOneDocumentDumpReads) {
-    std::string mul = kAdd;
+    std::string mul = kAppendixCGraph;
     mul.replace(mul.find("\"ADD\""), 5, "\"MUL\"");
-    write("add.json", kAdd);
+    write("add.json", kAppendixCGraph);
     write("mul.json", mul);
     ASSERT_EQ(run_split("dump add.json mul.json -o two.mge").status, 0);
 
@@ -210,7 +185,7 @@ TEST_F(CliContract, InspectJsonOfSeveralGraphsPrintsOneDocumentDumpReads) {
     write("first.json", first.out);
     ASSERT_EQ(run_split("dump first.json -o first.mge").status, 0);
     ASSERT_EQ(run_split("dump add.json -o add.mge").status, 0);
-    EXPECT_EQ(read(dir / "first.mge"), read(dir / "add.mge"));
+    EXPECT_EQ(file_bytes(dir / "first.mge"), file_bytes(dir / "add.mge"));
 
     Split second = run_split("inspect --json --graph 1 two.mge");
     ASSERT_EQ(second.status, 0) << second.err;
@@ -238,8 +213,8 @@ TEST_F(CliContract, InspectJsonValuesRoundTripsToConvertsBytes) {
 
     ASSERT_EQ(run_split("dump g.json -o back.mge --keep-var-name 2").status, 0);
     ASSERT_EQ(run_split("convert model.mge -o converted.mge --keep-var-name 2").status, 0);
-    EXPECT_EQ(read(dir / "back.mge"), read(dir / "converted.mge"));
-    EXPECT_EQ(read(dir / "back.mge"), read(dir / "model.mge"));
+    EXPECT_EQ(file_bytes(dir / "back.mge"), file_bytes(dir / "converted.mge"));
+    EXPECT_EQ(file_bytes(dir / "back.mge"), file_bytes(dir / "model.mge"));
 
     // Without --values the same value is inline base64.
     Split inline_values = run_split("inspect --json model.mge");

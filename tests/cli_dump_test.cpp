@@ -22,32 +22,15 @@ using test::CliRun;
 
 CliRun run(const std::string& args) { return test::run_cli(args); }
 
-class CliDump : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir = fs::temp_directory_path() / ("mgedump_cli_" + std::to_string(::getpid()) + "_" +
-                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    void TearDown() override { fs::remove_all(dir); }
-    std::string write(const std::string& name, const std::string& text) {
-        std::ofstream(dir / name) << text;
-        return (dir / name).string();
-    }
-    fs::path dir;
+class CliDump : public test::TempDirTest {
+  protected:
+    CliDump() : TempDirTest("mgedump_cli_") {}
 };
 
 // The spec's Appendix C graph (names as there). Its shapes are all static, so as
 // FBS_V2 it is C.3 (760 bytes; C.2's 712 lack the MiddleTensor shapes) but for the
 // arbitrary original_id, a scalar of the same size; as FBS v1 it is C.1's 492.
-const char* kGraph = R"({
-  "format": "mgedump-graph", "version": 1,
-  "inputs": [{"name": "data", "dtype": "Float32", "shape": [1, 3]}],
-  "constants": [{"name": "const", "dtype": "Float32", "shape": [3], "values": [1, 2, 3]}],
-  "operators": [{"op": "Elemwise", "inputs": ["data", "const"], "params": {"mode": "ADD"}, "outputs": ["out"]}],
-  "outputs": ["out"]
-})";
+const char* const kGraph = test::kAppendixCGraph;
 
 TEST_F(CliDump, WritesTheArtifactAndPrintsTheResult) {
     std::string g = write("g.json", kGraph);
@@ -89,8 +72,7 @@ TEST_F(CliDump, SeveralGraphsGoIntoOneFileOneAfterTheOther) {
 
 TEST_F(CliDump, ConvertKeepsTheVersionNumberOnlyWithinTheSameFormat) {
     auto read = [](const fs::path& p) {
-        std::ifstream in(p, std::ios::binary);
-        std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string s = test::file_bytes(p);
         std::vector<std::byte> b(s.size());
         std::memcpy(b.data(), s.data(), s.size());
         return b;

@@ -30,18 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kGraph = R"({
-  "format": "mgedump-graph", "version": 1,
-  "inputs": [{"name": "data", "dtype": "Float32", "shape": [1, 3]}],
-  "constants": [{"name": "const", "dtype": "Float32", "shape": [3], "values": [1, 2, 3]}],
-  "operators": [{"op": "Elemwise", "inputs": ["data", "const"], "params": {"mode": "ADD"}, "outputs": ["out"]}],
-  "outputs": ["out"]
-})";
-
-std::string read_bytes(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using test::file_bytes;
 
 std::set<std::string> names_in(const fs::path& dir) {
     std::set<std::string> names;
@@ -74,23 +63,19 @@ void release_reader(const fs::path& fifo) {
     if (fd >= 0) ::close(fd);
 }
 
-class CliOutputs : public ::testing::Test {
+class CliOutputs : public test::TempDirTest {
   protected:
+    CliOutputs() : TempDirTest("mgedump_outputs_") {}
     void SetUp() override {
-        dir = fs::temp_directory_path() / ("mgedump_outputs_" + std::to_string(::getpid()) + "_" +
-                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-        graph = (dir / "g.json").string();
-        std::ofstream(graph) << kGraph;
+        TempDirTest::SetUp();
+        graph = write("g.json", test::kAppendixCGraph);
     }
-    void TearDown() override { fs::remove_all(dir); }
 
     // The artifact as written to a regular file, for comparison.
     std::string reference() {
         test::CliRun r = test::run_cli("dump " + graph + " -o " + (dir / "ref.mge").string());
         EXPECT_EQ(r.status, 0) << r.out;
-        std::string bytes = read_bytes(dir / "ref.mge");
+        std::string bytes = file_bytes(dir / "ref.mge");
         fs::remove(dir / "ref.mge");
         return bytes;
     }
@@ -98,17 +83,14 @@ class CliOutputs : public ::testing::Test {
     // Runs the CLI and returns only what it wrote to standard output (stderr goes to err).
     std::string stdout_of(const std::string& args, int& status) {
         FILE* p = popen((test::cli_path() + " " + args + " 2>" + (dir / "stderr.txt").string()).c_str(), "r");
-        std::string out;
-        char buf[4096];
-        while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+        std::string out = test::read_stream(p);
         int s = pclose(p);
         status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
-        err = read_bytes(dir / "stderr.txt");
+        err = file_bytes(dir / "stderr.txt");
         fs::remove(dir / "stderr.txt");
         return out;
     }
 
-    fs::path dir;
     std::string graph, err;
 };
 
@@ -131,7 +113,7 @@ TEST_F(CliOutputs, ConvertToDashEqualsConvertToAFile) {
     test::CliRun r = test::run_cli("convert " + (dir / "in.mge").string() + " -o " + (dir / "c.mge").string());
     ASSERT_EQ(r.status, 0) << r.out;
     int status = 0;
-    EXPECT_EQ(stdout_of("convert " + (dir / "in.mge").string() + " -o -", status), read_bytes(dir / "c.mge"));
+    EXPECT_EQ(stdout_of("convert " + (dir / "in.mge").string() + " -o -", status), file_bytes(dir / "c.mge"));
     EXPECT_EQ(status, 0) << err;
 }
 
@@ -147,7 +129,7 @@ TEST_F(CliOutputs, AFifoIsWrittenThroughAndStaysAFifo) {
     const fs::path fifo = dir / "pipe.mge";
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
     std::string got;
-    std::thread reader([&] { got = read_bytes(fifo); });
+    std::thread reader([&] { got = file_bytes(fifo); });
     test::CliRun r = test::run_cli("dump " + graph + " -o " + fifo.string());
     release_reader(fifo);
     reader.join();
@@ -167,7 +149,7 @@ TEST_F(CliOutputs, ASymlinkStaysAndItsTargetIsReplaced) {
     ASSERT_EQ(r.status, 0) << r.out;
     ASSERT_TRUE(fs::is_symlink(dir / "out" / "link.mge"));
     EXPECT_EQ(fs::read_symlink(dir / "out" / "link.mge"), fs::path("../real/target.mge"));
-    EXPECT_EQ(read_bytes(dir / "real" / "target.mge"), want);
+    EXPECT_EQ(file_bytes(dir / "real" / "target.mge"), want);
     EXPECT_EQ(names_in(dir / "real"), std::set<std::string>{"target.mge"});  // no temporary file left
     EXPECT_EQ(names_in(dir / "out"), std::set<std::string>{"link.mge"});
 }
@@ -178,7 +160,7 @@ TEST_F(CliOutputs, ADanglingSymlinkGetsItsTargetCreated) {
     ASSERT_EQ(r.status, 0) << r.out;
     EXPECT_TRUE(fs::is_symlink(dir / "link.mge"));
     EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir / "made.mge")));
-    EXPECT_EQ(read_bytes(dir / "made.mge"), read_bytes(dir / "link.mge"));
+    EXPECT_EQ(file_bytes(dir / "made.mge"), file_bytes(dir / "link.mge"));
 }
 
 TEST_F(CliOutputs, ADirectoryIsAnErrorAndIsLeftAlone) {
@@ -190,7 +172,7 @@ TEST_F(CliOutputs, ADirectoryIsAnErrorAndIsLeftAlone) {
     EXPECT_NE(r.out.find((dir / "out.mge").string()), std::string::npos) << r.out;
     EXPECT_TRUE(fs::is_directory(dir / "out.mge"));
     EXPECT_EQ(names_in(dir / "out.mge"), std::set<std::string>{"keep.txt"});
-    EXPECT_EQ(read_bytes(dir / "out.mge" / "keep.txt"), "keep");
+    EXPECT_EQ(file_bytes(dir / "out.mge" / "keep.txt"), "keep");
     EXPECT_EQ(names_in(dir), (std::set<std::string>{"g.json", "out.mge"}));
 
     fs::create_symlink("out.mge", dir / "to_dir");  // a symlink to a directory too
@@ -260,7 +242,7 @@ TEST_F(CliOutputs, AtomicFileUsesAnUnnamedFileAndFallsBackToANamedOne) {
         EXPECT_EQ(names_in(dir), std::set<std::string>{"g.json"});
         f.commit();
         EXPECT_EQ(names_in(dir), (std::set<std::string>{"a.mge", "g.json"}));
-        EXPECT_EQ(read_bytes(dir / "a.mge"), bytes);
+        EXPECT_EQ(file_bytes(dir / "a.mge"), bytes);
     }
     struct NoTmpfile : engine::FileOps {
         int open_unnamed(const std::string&) override {
@@ -279,7 +261,7 @@ TEST_F(CliOutputs, AtomicFileUsesAnUnnamedFileAndFallsBackToANamedOne) {
         EXPECT_TRUE(engine::remove_stale_temp_files(dir).empty());  // its writer (we) is alive
         f.commit();
     }
-    EXPECT_EQ(read_bytes(dir / "b.mge"), bytes);
+    EXPECT_EQ(file_bytes(dir / "b.mge"), bytes);
     {
         engine::AtomicFile f((dir / "c.mge").string(), ops);
         f.write(seg);

@@ -45,25 +45,10 @@ std::string typed(const std::string& dtype, std::initializer_list<uint32_t> dims
     return s + "]";
 }
 
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
-
-class InspectShapes : public ::testing::Test {
+class InspectShapes : public test::TempDirTest {
   protected:
-    void SetUp() override {
-        dir = fs::temp_directory_path() / ("mgedump_inspect_" + std::to_string(::getpid()) + "_" +
-                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    void TearDown() override { fs::remove_all(dir); }
+    InspectShapes() : TempDirTest("mgedump_inspect_") {}
 
-    std::string write(const std::string& name, const std::string& text) {
-        std::ofstream(dir / name) << text;
-        return (dir / name).string();
-    }
     // Dumps graph JSON `text` in `format`, every var name kept; returns the .mge path.
     std::string dump(const std::string& text, const std::string& format) {
         const std::string mge = (dir / ("g." + format + ".mge")).string();
@@ -72,7 +57,6 @@ class InspectShapes : public ::testing::Test {
         EXPECT_EQ(r.status, 0) << r.out;
         return mge;
     }
-    fs::path dir;
 };
 
 // data [1,3,32,32] -> conv (16 filters 3x3, pad 1) -> conv2 (stride 2, no pad),
@@ -215,7 +199,7 @@ TEST_F(InspectShapes, InferredShapesMatchMegEnginesRecordedOnes) {
         const fs::path v1 = entry.path() / "fbs_names.mge", v2 = entry.path() / "v2_names.flatc.json";
         if (!fs::exists(v1) || !fs::exists(v2)) continue;
         std::map<std::string, std::vector<nlohmann::json>> recorded;
-        const nlohmann::json file = nlohmann::json::parse(read_text(v2));
+        const nlohmann::json file = nlohmann::json::parse(test::file_bytes(v2));
         for (const auto& t : file["middle_tensors"])
             if (t.contains("name") && t.contains("shape")) recorded[t["name"]].push_back(t["shape"]);
         CliRun r = test::run_cli("inspect " + v1.string());

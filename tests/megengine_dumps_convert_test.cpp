@@ -9,11 +9,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "engine/dump.h"
 #include "formats/model_reader.h"
-#include "tests/test_paths.h"
+#include "tests/megengine_dumps.h"
 
 namespace mgedump::test {
 namespace {
@@ -38,24 +37,6 @@ constexpr Variant kVariants[] = {
     {"fbs_names", engine::DumpFormat::FBS, 2, 2, true, false},
     {"fbs_compat814", engine::DumpFormat::FBS, 2, 1, false, true},
 };
-
-fs::path dumps_dir() { return fs::path(shared_dir()) / "realdata" / "megengine-dumps"; }
-
-std::vector<std::string> graph_folders() {
-    std::vector<std::string> out;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dumps_dir(), ec))
-        if (e.is_directory()) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-std::shared_ptr<std::vector<std::byte>> read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    auto bytes = std::make_shared<std::vector<std::byte>>(fs::file_size(p));
-    in.read(reinterpret_cast<char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
-    return bytes;
-}
 
 // The first differing byte, for a message a person can follow up with flatc.
 std::string first_difference(const std::vector<std::byte>& want, std::span<const std::byte> got) {
@@ -93,14 +74,7 @@ TEST_P(MegEngineDumpsConvert, ReproducesEveryVariantByteForByte) {
     EXPECT_GT(files, 0);
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-    std::string s = info.param;
-    for (char& c : s)
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Graphs, MegEngineDumpsConvert, ::testing::ValuesIn(graph_folders()), test_name);
+INSTANTIATE_TEST_SUITE_P(Graphs, MegEngineDumpsConvert, ::testing::ValuesIn(graph_folders()), graph_test_name);
 
 TEST(MegEngineDumpsConvert, FindsEveryFile) {
     size_t files = 0;

@@ -13,15 +13,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class OnnxCli : public ::testing::Test {
+class OnnxCli : public TempDirTest {
   protected:
-    void SetUp() override {
-        dir = fs::temp_directory_path() / ("mgedump_onnx_cli_" + std::to_string(::getpid()) + "_" +
-                                           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    void TearDown() override { fs::remove_all(dir); }
+    OnnxCli() : TempDirTest("mgedump_onnx_cli_") {}
 
     fs::path small_cnn(const std::string& name) {
         OnnxModel m;
@@ -36,7 +30,6 @@ class OnnxCli : public ::testing::Test {
         m.node("Softmax", {"f"}, {"prob"});
         return m.write(dir / name);
     }
-    fs::path dir;
 };
 
 TEST_F(OnnxCli, DumpConvertsAnOnnxModelAndKeepsParamNamesWhenAsked) {

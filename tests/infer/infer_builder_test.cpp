@@ -3,19 +3,15 @@
 // its tables say, constants' values included.
 #include <gtest/gtest.h>
 
-#include "ir/builder.h"
-#include "ir/error.h"
+#include "tests/infer/infer_test_util.h"
 
 namespace mgedump::test {
 namespace {
 
-using ir::DType;
-using ir::DTypeEnum;
-
 TEST(InferBuilder, ARefusedOperatorIsNotLeftInTheGraph) {
     ir::GraphBuilder b;
-    ir::VarId x = b.input("x", DType::of(DTypeEnum::Float32), {1, 3, 8, 8});
-    ir::VarId i = b.input("i", DType::of(DTypeEnum::Int32), {1, 3, 8, 8});
+    ir::VarId x = b.input("x", F32, {1, 3, 8, 8});
+    ir::VarId i = b.input("i", I32, {1, 3, 8, 8});
     const size_t oprs = b.graph().oprs.size(), vars = b.graph().vars.size(), params = b.graph().params.size();
     // RELU takes 1 input (elemwise/opr_impl.cpp ModeTrait arity); the Int32 input
     // first gets the TypeCvt Elemwise::make would add, which goes too.
@@ -25,25 +21,24 @@ TEST(InferBuilder, ARefusedOperatorIsNotLeftInTheGraph) {
     EXPECT_EQ(b.graph().params.size(), params);
     // Building goes on, and the next operator infers from the same state.
     ir::VarId y = b.op("Elemwise", {x}, {{"mode", "RELU"}});
-    auto shape = b.graph().var_shape(y);
-    EXPECT_EQ(std::vector<uint32_t>(shape.begin(), shape.end()), (std::vector<uint32_t>{1, 3, 8, 8}));
+    EXPECT_EQ(shape_of(b, y), (std::vector<uint32_t>{1, 3, 8, 8}));
     b.output(y, "y");
     EXPECT_NO_THROW(b.finish());
 }
 
 TEST(InferBuilder, ARefusedTensorOperatorIsTakenOutWithItsTensor) {
     ir::GraphBuilder b;
-    b.input("x", DType::of(DTypeEnum::Float32), {2});
+    b.input("x", F32, {2});
     const size_t oprs = b.graph().oprs.size(), tensors = b.graph().tensors.size();
     // An input tensor must be named (validate: "input tensor must have a name").
-    EXPECT_THROW(b.input("", DType::of(DTypeEnum::Float32), {2}), GraphError);
+    EXPECT_THROW(b.input("", F32, {2}), GraphError);
     EXPECT_EQ(b.graph().oprs.size(), oprs);
     EXPECT_EQ(b.graph().tensors.size(), tensors);
 }
 
 TEST(InferBuilder, AGraphTheBuilderGoesOnWithKnowsItsConstantsValues) {
     ir::GraphBuilder first;
-    ir::VarId x = first.input("x", DType::of(DTypeEnum::Float32), {2, 8});
+    ir::VarId x = first.input("x", F32, {2, 8});
     ir::VarId target = first.constant<int32_t>({2}, {4, 4});
     first.output(x, "x");
     ir::Graph g = first.finish();
@@ -52,8 +47,7 @@ TEST(InferBuilder, AGraphTheBuilderGoesOnWithKnowsItsConstantsValues) {
     next.graph() = std::move(g);
     // Reshape's output shape is its target's value (tensor_manip.cpp Reshape).
     ir::VarId y = next.op("Reshape", {x, target});
-    auto shape = next.graph().var_shape(y);
-    EXPECT_EQ(std::vector<uint32_t>(shape.begin(), shape.end()), (std::vector<uint32_t>{4, 4}));
+    EXPECT_EQ(shape_of(next, y), (std::vector<uint32_t>{4, 4}));
 }
 
 }  // namespace

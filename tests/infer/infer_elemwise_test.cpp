@@ -3,59 +3,17 @@
 // MegEngine's source it comes from.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "ir/builder.h"
+#include "tests/infer/infer_test_util.h"
 #include "tests/infer/raw_op.h"
-#include "ir/error.h"
 
 namespace mgedump::test {
 namespace {
 
-using ir::DType;
-using ir::DTypeEnum;
-using ir::GraphBuilder;
-using ir::VarId;
-
 DType dt(DTypeEnum t) { return DType::of(t); }
-const DType F32 = dt(DTypeEnum::Float32);
-const DType I32 = dt(DTypeEnum::Int32);
-const DType BOOL = dt(DTypeEnum::Bool);
 
-std::vector<uint32_t> shape_of(GraphBuilder& b, VarId v) {
-    auto s = b.graph().var_shape(v);
-    return {s.begin(), s.end()};
-}
-DType dtype_of(GraphBuilder& b, VarId v) { return b.graph().vars.dtype[v.value]; }
-std::vector<double> value_of(GraphBuilder& b, VarId v) {
-    const ir::StaticValue* s = b.inferred().value(v);
-    return s ? s->elems : std::vector<double>{};
-}
-bool has_value(GraphBuilder& b, VarId v) { return b.inferred().value(v) != nullptr; }
 VarId output(GraphBuilder& b, VarId first, uint32_t k) {
     return b.graph().output_var(b.graph().vars.owner[first.value], k);
-}
-
-VarId bool_const(GraphBuilder& b, std::vector<uint32_t> shape, std::vector<uint8_t> v) {
-    std::vector<std::byte> bytes(v.size());
-    std::memcpy(bytes.data(), v.data(), v.size());
-    return b.constant(BOOL, std::move(shape), std::move(bytes));
-}
-VarId float_param(GraphBuilder& b, std::string_view name, std::vector<uint32_t> shape) {
-    size_t n = 1;
-    for (uint32_t d : shape) n *= d;
-    return b.param(name, F32, std::move(shape), std::vector<std::byte>(n * 4));
-}
-
-// Runs `f`, which must be refused with a message containing `part`.
-template <class F>
-void expect_refused(F&& f, std::string_view part) {
-    try {
-        f();
-        ADD_FAILURE() << "not refused; expected a message with: " << part;
-    } catch (const GraphError& e) {
-        EXPECT_NE(std::string_view(e.what()).find(part), std::string_view::npos) << e.what();
-    }
 }
 
 // --- Elemwise ---------------------------------------------------------------
@@ -169,7 +127,7 @@ TEST(InferElemwise, DtypeCategoriesPerMode) {
 TEST(InferElemwise, QuantizedOnlyForSixModes) {
     // basic_arith.cpp:128: "Only ADD, SUB, NEGATE, RELU, MAX and MIN ... for quantized DType".
     GraphBuilder b;
-    const DType q = DType::quantized(DTypeEnum::QuantizedS8, 0.5f);
+    const DType q = qs8(0.5f);
     VarId x = b.input("x", q, {2, 3}), z = b.input("z", q, {2, 3});
     EXPECT_EQ(dtype_of(b, b.op("Elemwise", {x, z}, {{"mode", "ADD"}})), q);
     EXPECT_EQ(dtype_of(b, b.op("Elemwise", {x, z}, {{"mode", "MAX_"}})), q);
@@ -246,9 +204,9 @@ TEST(InferElemwiseMultiType, QuantizedModesTakeTheConfigDtype) {
     // nn_int.cpp:43: need_specify_out_dtype modes output config().output_dtype;
     // elemwise_multi_type/opr_impl.cpp init_quantized_binary_op: 2 quantized inputs.
     GraphBuilder b;
-    VarId x = b.input("a", DType::quantized(DTypeEnum::QuantizedS8, 0.5f), {2, 5});
-    VarId z = b.input("b", DType::quantized(DTypeEnum::QuantizedS8, 0.25f), {1, 5});
-    const DType out = DType::quantized(DTypeEnum::QuantizedS8, 0.3f);
+    VarId x = b.input("a", qs8(0.5f), {2, 5});
+    VarId z = b.input("b", qs8(0.25f), {1, 5});
+    const DType out = qs8(0.3f);
     VarId y = b.op("ElemwiseMultiType", {x, z}, {{"mode", "QADD"}}, {.output_dtype = out});
     EXPECT_EQ(dtype_of(b, y), out);
     EXPECT_EQ(shape_of(b, y), (std::vector<uint32_t>{2, 5}));
@@ -376,7 +334,7 @@ TEST(InferTypeCvt, Values) {
     GraphBuilder b;
     VarId x = b.constant<float>({4}, {2.7f, -2.7f, 1.3f, 100.0f});
     EXPECT_EQ(value_of(b, b.op("TypeCvt", {x}, {{"dtype", I32}})), (std::vector<double>{2, -2, 1, 100}));
-    EXPECT_EQ(value_of(b, b.op("TypeCvt", {x}, {{"dtype", DType::quantized(DTypeEnum::QuantizedS8, 0.5f)}})),
+    EXPECT_EQ(value_of(b, b.op("TypeCvt", {x}, {{"dtype", qs8(0.5f)}})),
               (std::vector<double>{5, -5, 3, 127}));
     EXPECT_EQ(value_of(b, b.op("TypeCvt", {x}, {{"dtype", BOOL}})), (std::vector<double>{1, 1, 1, 1}));
 }

@@ -3,34 +3,29 @@
 // src/opr/impl/dnn/adaptive_pooling.cpp and tensor_manip.cpp.
 #include <gtest/gtest.h>
 
-#include "tests/infer/infer_conv_test_util.h"
+#include "tests/infer/infer_test_util.h"
 
 namespace mgedump::test {
 namespace {
 
-using ir::DType;
-using ir::DTypeEnum;
-using ir::GraphBuilder;
-using ir::OpOptions;
-using ir::VarId;
 using U = std::vector<uint32_t>;
 
 TEST(InferImage, Pooling) {
     GraphBuilder b;
-    VarId x = b.input("x", f32(), {1, 2, 5, 5});
+    VarId x = b.input("x", F32, {1, 2, 5, 5});
     const ir::ParamArgs p = {{"mode", "AVERAGE"}, {"pad_h", 1},    {"pad_w", 1},   {"window_h", 3},
                              {"window_w", 3},     {"stride_h", 2}, {"stride_w", 2}};
     // pooling.cpp deduce_layout_impl → infer_conv_shape: (5 + 2 - 3) / 2 + 1 = 3.
     VarId y = b.op("Pooling", {x}, p);
     EXPECT_EQ(shape_of(b, y), (U{1, 2, 3, 3}));
-    EXPECT_EQ(dtype_of(b, y), f32());
-    VarId xn = b.input("xn", f32(), {1, 5, 5, 2});
+    EXPECT_EQ(dtype_of(b, y), F32);
+    VarId xn = b.input("xn", F32, {1, 5, 5, 2});
     EXPECT_EQ(shape_of(b, b.op("Pooling", {xn}, {{"format", "NHWC"}})), (U{1, 2, 2, 2}));
 }
 
 TEST(InferImage, PoolingRefusals) {
     GraphBuilder b;
-    VarId x = b.input("x", f32(), {1, 2, 5, 5});
+    VarId x = b.input("x", F32, {1, 2, 5, 5});
     expect_refused([&] { b.op("Pooling", {x}, {{"stride_h", 0}}); }, "stride of 0");
     expect_refused([&] { b.op("Pooling", {x}, {{"window_h", 8}, {"window_w", 8}}); }, "the window spans 8");
     // pooling.cpp check_layout_fwd: float, Int8 or quantized only.
@@ -41,7 +36,7 @@ TEST(InferImage, PoolingRefusals) {
 
 TEST(InferImage, AdaptivePooling) {
     GraphBuilder b;
-    VarId x = b.input("x", f32(), {1, 2, 6, 6});
+    VarId x = b.input("x", F32, {1, 2, 6, 6});
     VarId oshp = b.constant<int32_t>({2}, {2, 3});
     // adaptive_pooling.cpp (MegBrain): spatial dims are the shape tensor's value.
     VarId y = b.op("AdaptivePooling", {x, oshp}, {{"mode", "AVERAGE"}});
@@ -49,7 +44,7 @@ TEST(InferImage, AdaptivePooling) {
     VarId one = b.constant<int32_t>({1}, {4});
     EXPECT_EQ(shape_of(b, b.op("AdaptivePooling", {x, one}, {{"mode", "AVERAGE"}})), (U{1, 2, 4, 4}));
     // An output size only known at run time leaves the shape unknown.
-    VarId dyn = b.input("dyn", DType::of(DTypeEnum::Int32), {2});
+    VarId dyn = b.input("dyn", I32, {2});
     EXPECT_TRUE(shape_of(b, b.op("AdaptivePooling", {x, dyn}, {{"mode", "AVERAGE"}})).empty());
     VarId big = b.constant<int32_t>({2}, {7, 3});
     expect_refused(
@@ -63,18 +58,18 @@ TEST(InferImage, AdaptivePooling) {
 
 TEST(InferImage, Lrn) {
     GraphBuilder b;
-    VarId x = b.input("x", f32(), {1, 4, 3, 3});
+    VarId x = b.input("x", F32, {1, 4, 3, 3});
     // lrn.cpp deduce_layout: dst = src.
     EXPECT_EQ(shape_of(b, b.op("LRN", {x}, {{"n", 3}})), (U{1, 4, 3, 3}));
     // lrn.cpp check_param: n & 1.
     expect_refused([&] { b.op("LRN", {x}, {{"n", 4}}); }, "odd window n, got 4");
-    VarId i = b.input("i", DType::of(DTypeEnum::Int32), {1, 4, 3, 3});
+    VarId i = b.input("i", I32, {1, 4, 3, 3});
     expect_refused([&] { b.op("LRN", {i}); }, "needs a float input");
 }
 
 TEST(InferImage, Resize) {
     GraphBuilder b;
-    VarId x = b.input("x", f32(), {1, 2, 3, 4});
+    VarId x = b.input("x", F32, {1, 2, 3, 4});
     VarId oshp = b.constant<int32_t>({2}, {5, 6});
     // imgproc.cpp ResizeForward: height_idx 2 for NCHW, 1 for NHWC.
     EXPECT_EQ(shape_of(b, b.op("Resize", {x, oshp}, {{"format", "NCHW"}})), (U{1, 2, 5, 6}));
@@ -91,9 +86,9 @@ TEST(InferImage, Resize) {
 
 TEST(InferImage, WarpPerspective) {
     GraphBuilder b;
-    VarId x = b.input("x", f32(), {2, 2, 4, 4});
-    VarId m = b.input("m", f32(), {3, 3, 3});
-    VarId idx = b.input("idx", DType::of(DTypeEnum::Int32), {3});
+    VarId x = b.input("x", F32, {2, 2, 4, 4});
+    VarId m = b.input("m", F32, {3, 3, 3});
+    VarId idx = b.input("idx", I32, {3});
     VarId oshp = b.constant<int32_t>({2}, {3, 5});
     // imgproc.cpp: batch from the matrix, spatial from the shape tensor.
     VarId y = b.op("WarpPerspective", {x, m, idx, oshp}, {{"format", "NCHW"}});
@@ -109,14 +104,14 @@ TEST(InferImage, WarpPerspective) {
             b.op("WarpPerspective", {x, m, idx, oshp}, {{"format", "NCHW"}, {"imode", "NEAREST"}});
         },
         "only supports imode LINEAR");
-    VarId m2 = b.input("m2", f32(), {3, 2, 3});
+    VarId m2 = b.input("m2", F32, {3, 2, 3});
     expect_refused(
         [&] {
             b.op("WarpPerspective", {x, m2, idx, oshp}, {{"format", "NCHW"}});
         },
         "[N,3,3] matrix");
     OpOptions to_i32;
-    to_i32.output_dtype = DType::of(DTypeEnum::Int32);
+    to_i32.output_dtype = I32;
     expect_refused(
         [&] {
             b.op("WarpPerspective", {x, m, idx, oshp}, {{"format", "NCHW"}}, to_i32);
@@ -126,38 +121,38 @@ TEST(InferImage, WarpPerspective) {
 
 TEST(InferImage, WarpAffine) {
     GraphBuilder b;
-    VarId x = b.input("x", f32(), {1, 4, 4, 2});
-    VarId m = b.input("m", f32(), {1, 2, 3});
+    VarId x = b.input("x", F32, {1, 4, 4, 2});
+    VarId m = b.input("m", F32, {1, 2, 3});
     VarId oshp = b.constant<int32_t>({2}, {3, 5});
     VarId y = b.op("WarpAffine", {x, m, oshp}, {{"border_mode", "CONSTANT"}});  // NHWC by default
     EXPECT_EQ(shape_of(b, y), (U{1, 3, 5, 2}));
     // warp_affine.cpp check_layout_fwd: NHWC refuses AREA.
     expect_refused([&] { b.op("WarpAffine", {x, m, oshp}, {{"imode", "AREA"}}); }, "imode AREA");
-    VarId m3 = b.input("m3", f32(), {1, 3, 3});
+    VarId m3 = b.input("m3", F32, {1, 3, 3});
     expect_refused([&] { b.op("WarpAffine", {x, m3, oshp}); }, "[1,2,3] matrix");
 }
 
 TEST(InferImage, Remap) {
     GraphBuilder b;
-    VarId x = b.input("x", f32(), {1, 2, 4, 4});
-    VarId map = b.input("map", f32(), {1, 3, 5, 2});
+    VarId x = b.input("x", F32, {1, 2, 4, 4});
+    VarId map = b.input("map", F32, {1, 3, 5, 2});
     // remap.cpp deduce_layout_fwd: NCHW → [n, c, map h, map w].
     EXPECT_EQ(shape_of(b, b.op("Remap", {x, map}, {{"format", "NCHW"}})), (U{1, 2, 3, 5}));
     EXPECT_EQ(shape_of(b, b.op("Remap", {x, map}, {{"format", "NHWC"}})), (U{1, 3, 5, 4}));
-    VarId mi = b.input("mi", DType::of(DTypeEnum::Int32), {1, 3, 5, 2});
+    VarId mi = b.input("mi", I32, {1, 3, 5, 2});
     expect_refused([&] { b.op("Remap", {x, mi}, {{"format", "NCHW"}}); }, "map_xy (input 1) must be Float32");
-    VarId m3 = b.input("m3", f32(), {1, 3, 5, 3});
+    VarId m3 = b.input("m3", F32, {1, 3, 5, 3});
     expect_refused([&] { b.op("Remap", {x, m3}, {{"format", "NCHW"}}); }, "[1,oh,ow,2] map_xy");
 }
 
 TEST(InferImage, RelayoutFormat) {
     GraphBuilder b;
-    VarId x = b.input("x", f32(), {1, 6, 2, 3});
+    VarId x = b.input("x", F32, {1, 6, 2, 3});
     // relayout_format.cpp: NCHW_NCHW4 → [n, group*ceil(icpg/4), h, w, 4].
     EXPECT_EQ(shape_of(b, b.op("RelayoutFormat", {x}, {{"mode", "NCHW_NCHW4"}})), (U{1, 2, 2, 3, 4}));
     EXPECT_EQ(shape_of(b, b.op("RelayoutFormat", {x}, {{"mode", "NCHW_NHWC"}})), (U{1, 2, 3, 6}));
     EXPECT_EQ(shape_of(b, b.op("RelayoutFormat", {x}, {{"mode", "NHWC_NCHW"}})), (U{1, 3, 6, 2}));
-    VarId x4 = b.input("x4", f32(), {1, 2, 2, 3, 4});
+    VarId x4 = b.input("x4", F32, {1, 2, 2, 3, 4});
     EXPECT_EQ(shape_of(b, b.op("RelayoutFormat", {x4}, {{"mode", "NCHW4_NCHW"}})), (U{1, 8, 2, 3}));
     expect_refused(
         [&] {
@@ -173,12 +168,12 @@ TEST(InferImage, RelayoutFormat) {
 
 TEST(InferImage, Padding) {
     GraphBuilder b;
-    VarId x = b.input("x", f32(), {1, 2, 3, 3});
+    VarId x = b.input("x", F32, {1, 2, 3, 3});
     // padding.cpp deduce_layout_impl: dim i grows by front_offset_dimi + back_offset_dimi.
     VarId y =
         b.op("Padding", {x}, {{"front_offset_dim1", 1}, {"front_offset_dim2", 1}, {"back_offset_dim3", 2}});
     EXPECT_EQ(shape_of(b, y), (U{1, 3, 4, 5}));
-    VarId bl = b.input("bl", DType::of(DTypeEnum::Bool), {2});
+    VarId bl = b.input("bl", BOOL, {2});
     expect_refused([&] { b.op("Padding", {bl}); }, "does not support dtype Bool");
 }
 

@@ -7,52 +7,23 @@
 #include <vector>
 
 #include "ir/builder.h"
+#include "tests/infer/infer_test_util.h"
 #include "tests/infer/raw_op.h"
-#include "ir/error.h"
 
 namespace mgedump::test {
 namespace {
 
-using ir::DType;
-using ir::DTypeEnum;
-using ir::GraphBuilder;
 using ir::IndexDescMaskItem;
-using ir::VarId;
 using Items = std::vector<IndexDescMaskItem>;
 using Dims = std::vector<uint32_t>;
 using Vals = std::vector<double>;
 
-const DType kF32 = DType::of(DTypeEnum::Float32);
-const DType kI32 = DType::of(DTypeEnum::Int32);
-
-std::vector<uint32_t> shape_of(GraphBuilder& b, VarId v) {
-    auto s = b.graph().var_shape(v);
-    return {s.begin(), s.end()};
-}
-
-std::vector<double> value_of(GraphBuilder& b, VarId v) {
-    const ir::StaticValue* sv = b.inferred().value(v);
-    return sv ? sv->elems : std::vector<double>{};
-}
-
-template <class F>
-void expect_refused(F&& f, const std::string& part) {
-    try {
-        f();
-        ADD_FAILURE() << "not refused; expected a message with: " << part;
-    } catch (const GraphError& e) {
-        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    }
-}
-
 IndexDescMaskItem slice(int8_t axis, bool begin, bool end, bool step) { return {axis, begin, end, step, false}; }
 IndexDescMaskItem index(int8_t axis) { return {axis, false, false, false, true}; }
 
-VarId scalar(GraphBuilder& b, int32_t v) { return b.constant<int32_t>({1}, {v}); }
-
 TEST(InferIndexing, SubtensorSlicesAndIndices) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {4, 5});
+    VarId x = b.input("x", F32, {4, 5});
     // x[1:4:2, -2]: tensor.cpp Slice::apply gives (4-1+1)/2 = 2; the index removes axis 1.
     VarId y = b.op("Subtensor", {x, scalar(b, 1), scalar(b, 4), scalar(b, 2), scalar(b, -2)},
                    {{"items", Items{slice(0, true, true, true), index(1)}}});
@@ -66,7 +37,7 @@ TEST(InferIndexing, SubtensorSlicesAndIndices) {
     EXPECT_EQ(shape_of(b, b.op("Subtensor", {x, scalar(b, 0), scalar(b, 0)}, {{"items", Items{index(0), index(1)}}})),
               (Dims{1}));
     // The shape needs only the slice values (a dynamic index reads as 0).
-    VarId i = b.input("i", kI32, {1});
+    VarId i = b.input("i", I32, {1});
     EXPECT_EQ(shape_of(b, b.op("Subtensor", {x, i}, {{"items", Items{index(0)}}})), (Dims{5}));
     // A dynamic slice bound: unknown shape.
     EXPECT_EQ(shape_of(b, b.op("Subtensor", {x, i}, {{"items", Items{slice(0, true, false, false)}}})), Dims{});
@@ -75,7 +46,7 @@ TEST(InferIndexing, SubtensorSlicesAndIndices) {
 TEST(InferIndexing, SubtensorOfAKnownShapeValue) {
     GraphBuilder b;
     // The exporters' Shape -> Gather: GetVarShape then Subtensor keep a value.
-    VarId x = b.input("x", kF32, {2, 3, 4});
+    VarId x = b.input("x", F32, {2, 3, 4});
     VarId s = b.op("GetVarShape", {x});
     VarId d1 = b.op("Subtensor", {s, scalar(b, 1)}, {{"items", Items{index(0)}}});
     EXPECT_EQ(value_of(b, d1), (Vals{3}));
@@ -90,7 +61,7 @@ TEST(InferIndexing, SubtensorOfAKnownShapeValue) {
 
 TEST(InferIndexing, SubtensorRefusals) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {4, 5});
+    VarId x = b.input("x", F32, {4, 5});
     // Slice::apply: a negative begin wraps once, then must be in range.
     expect_refused([&] { b.op("Subtensor", {x, scalar(b, -9)}, {{"items", Items{slice(0, true, false, false)}}}); },
                    "out of bound");
@@ -106,7 +77,7 @@ TEST(InferIndexing, SubtensorRefusals) {
     expect_refused([&] { b.op("Subtensor", {x, scalar(b, 0)}, {{"items", Items{index(0), index(1)}}}); },
                    "take 2 index inputs");
     // indexing_helper_sereg.h:43: the loader takes fewer than 7 items.
-    VarId x7 = b.input("x7", kF32, {1, 1, 1, 1, 1, 1, 1});
+    VarId x7 = b.input("x7", F32, {1, 1, 1, 1, 1, 1, 1});
     std::vector<VarId> in7{x7};
     Items items7;
     for (int8_t a = 0; a < 7; ++a) {
@@ -121,15 +92,15 @@ TEST(InferIndexing, SubtensorRefusals) {
 
 TEST(InferIndexing, SetAndIncrSubtensor) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {4, 5});
-    VarId v = b.input("v", kF32, {2, 5});
+    VarId x = b.input("x", F32, {4, 5});
+    VarId v = b.input("v", F32, {2, 5});
     VarId y = b.op("SetSubtensor", {x, v, scalar(b, 1), scalar(b, 3)}, {{"items", Items{slice(0, true, true, false)}}});
     EXPECT_EQ(shape_of(b, y), (Dims{4, 5}));
     // tensor_manip.cpp:730: the value's shape must equal the indexed part.
     expect_refused([&] { b.op("IncrSubtensor", {x, v, scalar(b, 1)}, {{"items", Items{slice(0, true, false, false)}}}); },
                    "the indexed part of input 0 has [3,5]");
     // FancyIndexingHelper: data and value of one dtype.
-    VarId vi = b.input("vi", kI32, {2, 5});
+    VarId vi = b.input("vi", I32, {2, 5});
     expect_refused([&] { b.op("SetSubtensor", {x, vi, scalar(b, 0), scalar(b, 2)}, {{"items", Items{slice(0, true, true, false)}}}); },
                    "one dtype");
     // Known values: the modified copy.
@@ -142,10 +113,10 @@ TEST(InferIndexing, SetAndIncrSubtensor) {
 
 TEST(InferIndexing, MultiAxisVecShapes) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {4, 5, 6});
-    VarId i3 = b.input("i3", kI32, {3});
-    VarId i31 = b.input("i31", kI32, {3, 1});
-    VarId i2 = b.input("i2", kI32, {2});
+    VarId x = b.input("x", F32, {4, 5, 6});
+    VarId i3 = b.input("i3", I32, {3});
+    VarId i31 = b.input("i31", I32, {3, 1});
+    VarId i2 = b.input("i2", I32, {2});
     // indexing_multi_axis_vec.cpp deduce_layout_fwd: one index on axis 1 → [4,3,6].
     EXPECT_EQ(shape_of(b, b.op("IndexingMultiAxisVec", {x, i3}, {{"items", Items{index(1)}}})), (Dims{4, 3, 6}));
     // Consecutive axes 0,1 broadcast [3,1]x[2] = [3,2] in place.
@@ -166,16 +137,16 @@ TEST(InferIndexing, MultiAxisVecShapes) {
 
 TEST(InferIndexing, MultiAxisVecRefusals) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {4, 5});
+    VarId x = b.input("x", F32, {4, 5});
     // indexing_helper.cpp:115: vector indices are Int32.
-    VarId f = b.input("f", kF32, {3});
+    VarId f = b.input("f", F32, {3});
     expect_refused([&] { b.op("IndexingMultiAxisVec", {x, f}, {{"items", Items{index(0)}}}); }, "must be Int32");
-    expect_refused([&] { b.op("IndexingMultiAxisVec", {x, b.input("a", kI32, {3}), b.input("c", kI32, {2})},
+    expect_refused([&] { b.op("IndexingMultiAxisVec", {x, b.input("a", I32, {3}), b.input("c", I32, {2})},
                               {{"items", Items{index(0), index(1)}}}); },
                    "do not broadcast");
-    VarId v = b.input("v", kF32, {4, 2});
-    VarId i3 = b.input("i3", kI32, {3});
-    EXPECT_EQ(shape_of(b, b.op("IndexingSetMultiAxisVec", {x, b.input("v3", kF32, {4, 3}), i3}, {{"items", Items{index(1)}}})),
+    VarId v = b.input("v", F32, {4, 2});
+    VarId i3 = b.input("i3", I32, {3});
+    EXPECT_EQ(shape_of(b, b.op("IndexingSetMultiAxisVec", {x, b.input("v3", F32, {4, 3}), i3}, {{"items", Items{index(1)}}})),
               (Dims{4, 5}));
     expect_refused([&] { b.op("IndexingIncrMultiAxisVec", {x, v, i3}, {{"items", Items{index(1)}}}); },
                    "indexing input 0 gives [4,3]");
@@ -183,59 +154,59 @@ TEST(InferIndexing, MultiAxisVecRefusals) {
 
 TEST(InferIndexing, MeshIndexing) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {4, 5});
-    VarId i0 = b.input("i0", kI32, {2});
-    VarId i1 = b.input("i1", kI32, {3});
+    VarId x = b.input("x", F32, {4, 5});
+    VarId i0 = b.input("i0", I32, {2});
+    VarId i1 = b.input("i1", I32, {3});
     // mesh_indexing.cpp: each indexed axis takes the index length.
     EXPECT_EQ(shape_of(b, b.op("MeshIndexing", {x, i0, i1}, {{"items", Items{index(0), index(1)}}})), (Dims{2, 3}));
-    EXPECT_EQ(shape_of(b, b.op("SetMeshIndexing", {x, b.input("v", kF32, {2, 3}), i0, i1}, {{"items", Items{index(0), index(1)}}})),
+    EXPECT_EQ(shape_of(b, b.op("SetMeshIndexing", {x, b.input("v", F32, {2, 3}), i0, i1}, {{"items", Items{index(0), index(1)}}})),
               (Dims{4, 5}));
-    expect_refused([&] { b.op("MeshIndexing", {x, b.input("m", kI32, {2, 2})}, {{"items", Items{index(0)}}}); },
+    expect_refused([&] { b.op("MeshIndexing", {x, b.input("m", I32, {2, 2})}, {{"items", Items{index(0)}}}); },
                    "a 1-dim vector");
-    expect_refused([&] { b.op("IncrMeshIndexing", {x, b.input("w", kF32, {2, 4}), i0, i1}, {{"items", Items{index(0), index(1)}}}); },
+    expect_refused([&] { b.op("IncrMeshIndexing", {x, b.input("w", F32, {2, 4}), i0, i1}, {{"items", Items{index(0), index(1)}}}); },
                    "has 4 at axis 1");
 }
 
 TEST(InferIndexing, BatchedMeshIndexing) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {2, 4, 5});
-    VarId i1 = b.input("i1", kI32, {2, 2});
-    VarId i2 = b.input("i2", kI32, {2, 3});
+    VarId x = b.input("x", F32, {2, 4, 5});
+    VarId i1 = b.input("i1", I32, {2, 2});
+    VarId i2 = b.input("i2", I32, {2, 3});
     // mesh_indexing.cpp: a [batch, n] index per axis; axis gets n.
     EXPECT_EQ(shape_of(b, b.op("BatchedMeshIndexing", {x, i1, i2}, {{"items", Items{index(1), index(2)}}})),
               (Dims{2, 2, 3}));
-    EXPECT_EQ(shape_of(b, b.op("BatchedSetMeshIndexing", {x, b.input("v", kF32, {2, 2, 3}), i1, i2},
+    EXPECT_EQ(shape_of(b, b.op("BatchedSetMeshIndexing", {x, b.input("v", F32, {2, 2, 3}), i1, i2},
                                 {{"items", Items{index(1), index(2)}}})),
               (Dims{2, 4, 5}));
     expect_refused([&] { b.op("BatchedMeshIndexing", {x, i1}, {{"items", Items{index(0)}}}); }, "axis 0");
-    expect_refused([&] { b.op("BatchedMeshIndexing", {x, b.input("i3", kI32, {3, 2})}, {{"items", Items{index(1)}}}); },
+    expect_refused([&] { b.op("BatchedMeshIndexing", {x, b.input("i3", I32, {3, 2})}, {{"items", Items{index(1)}}}); },
                    "3 batches");
-    expect_refused([&] { b.op("BatchedIncrMeshIndexing", {x, b.input("w", kF32, {3, 2, 5}), i1}, {{"items", Items{index(1)}}}); },
+    expect_refused([&] { b.op("BatchedIncrMeshIndexing", {x, b.input("w", F32, {3, 2, 5}), i1}, {{"items", Items{index(1)}}}); },
                    "batch");
 }
 
 TEST(InferIndexing, OneHot) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {3, 4});
-    VarId i = b.input("i", kI32, {3});
+    VarId x = b.input("x", F32, {3, 4});
+    VarId i = b.input("i", I32, {3});
     // indexing_one_hot.cpp deduce_layout_fwd: the axis becomes 1.
     EXPECT_EQ(shape_of(b, b.op("IndexingOneHot", {x, i}, {{"axis", 1}})), (Dims{3, 1}));
-    EXPECT_EQ(shape_of(b, b.op("IndexingSetOneHot", {x, i, b.input("v", kF32, {3, 1})}, {{"axis", 1}})), (Dims{3, 4}));
+    EXPECT_EQ(shape_of(b, b.op("IndexingSetOneHot", {x, i, b.input("v", F32, {3, 1})}, {{"axis", 1}})), (Dims{3, 4}));
     // check_layout_fwd: index shape = data without the axis; Int32; ndim >= 2.
-    expect_refused([&] { b.op("IndexingOneHot", {x, b.input("j", kI32, {4})}, {{"axis", 1}}); }, "it must be [3]");
+    expect_refused([&] { b.op("IndexingOneHot", {x, b.input("j", I32, {4})}, {{"axis", 1}}); }, "it must be [3]");
     // A file's graph must have an Int32 index; the builder converts one, as
     // indexing.cpp check_index_dtype does.
-    expect_refused([&] { raw_op(b, "IndexingOneHot", {x, b.input("k", kF32, {3})}, {{"axis", 1}}); }, "must be Int32");
+    expect_refused([&] { raw_op(b, "IndexingOneHot", {x, b.input("k", F32, {3})}, {{"axis", 1}}); }, "must be Int32");
     {
-        const ir::VarId y = b.op("IndexingOneHot", {x, b.input("k2", kF32, {3})}, {{"axis", 1}});
+        const ir::VarId y = b.op("IndexingOneHot", {x, b.input("k2", F32, {3})}, {{"axis", 1}});
         const ir::Graph& g = b.graph();
         const ir::VarId index = g.inputs_of(g.vars.owner[y.value])[1];
         EXPECT_EQ(ir::op_def(g.oprs.type[g.vars.owner[index.value].value]).name, "TypeCvt");
-        EXPECT_EQ(g.vars.dtype[index.value], kI32);
+        EXPECT_EQ(g.vars.dtype[index.value], I32);
     }
     expect_refused([&] { b.op("IndexingOneHot", {x, i}, {{"axis", 2}}); }, "axis 2 is out of range");
-    expect_refused([&] { b.op("IndexingOneHot", {b.input("s", kF32, {3}), i}, {{"axis", 0}}); }, "at least 2 dims");
-    expect_refused([&] { b.op("IndexingSetOneHot", {x, i, b.input("u", kF32, {3, 2})}, {{"axis", 1}}); },
+    expect_refused([&] { b.op("IndexingOneHot", {b.input("s", F32, {3}), i}, {{"axis", 0}}); }, "at least 2 dims");
+    expect_refused([&] { b.op("IndexingSetOneHot", {x, i, b.input("u", F32, {3, 2})}, {{"axis", 1}}); },
                    "it must be [3,1]");
 }
 

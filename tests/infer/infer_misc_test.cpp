@@ -2,39 +2,14 @@
 // MegEngine's: each expectation cites the MegEngine source it comes from.
 #include <gtest/gtest.h>
 
-#include "ir/builder.h"
-#include "ir/error.h"
+#include "tests/infer/infer_test_util.h"
 
 namespace mgedump::test {
 namespace {
 
-using ir::DType;
-using ir::DTypeEnum;
-using ir::GraphBuilder;
-using ir::OpOptions;
 using ir::ParamArg;
-using ir::VarId;
 
-const DType F32 = DType::of(DTypeEnum::Float32);
-const DType I32 = DType::of(DTypeEnum::Int32);
 using Dims = std::vector<uint32_t>;
-
-Dims shape_of(GraphBuilder& b, VarId v) {
-    auto s = b.graph().var_shape(v);
-    return {s.begin(), s.end()};
-}
-DType dtype_of(GraphBuilder& b, VarId v) { return b.graph().vars.dtype[v.value]; }
-VarId nth(VarId first, uint32_t k) { return VarId(first.value + k); }
-
-template <class F>
-void expect_refused(F&& f, const std::string& needle) {
-    try {
-        f();
-        ADD_FAILURE() << "not refused; expected a message with: " << needle;
-    } catch (const GraphError& e) {
-        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-}
 
 TEST(InferMisc, ForwardingOperatorsKeepShapeAndValue) {
     GraphBuilder b;

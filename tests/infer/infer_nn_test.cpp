@@ -3,39 +3,12 @@
 // it comes from.
 #include <gtest/gtest.h>
 
-#include "ir/builder.h"
-#include "ir/error.h"
+#include "tests/infer/infer_test_util.h"
 
 namespace mgedump::test {
 namespace {
 
-using ir::DType;
-using ir::DTypeEnum;
-using ir::GraphBuilder;
-using ir::OpOptions;
 using ir::ParamArg;
-using ir::VarId;
-
-const DType F32 = DType::of(DTypeEnum::Float32);
-const DType I32 = DType::of(DTypeEnum::Int32);
-
-std::vector<uint32_t> shape_of(GraphBuilder& b, VarId v) {
-    auto s = b.graph().var_shape(v);
-    return {s.begin(), s.end()};
-}
-DType dtype_of(GraphBuilder& b, VarId v) { return b.graph().vars.dtype[v.value]; }
-VarId nth(VarId first, uint32_t k) { return VarId(first.value + k); }
-
-// Runs `f`, expecting a GraphError whose message contains `needle`.
-template <class F>
-void expect_refused(F&& f, const std::string& needle) {
-    try {
-        f();
-        ADD_FAILURE() << "not refused; expected a message with: " << needle;
-    } catch (const GraphError& e) {
-        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-}
 
 // ------------------------------------------------------------------ Reduce
 
@@ -81,10 +54,10 @@ TEST(InferNn, ReduceDataTypeSetsTheOutputDtype) {
     // basic_arith.cpp:1430: FLOAT_O16xC32 -> Float16, FLOAT_O32xC32 -> Float32.
     EXPECT_EQ(dtype_of(b, b.op("Reduce", {x}, {{"axis", 0}, {"data_type", "FLOAT_O16xC32"}})).type,
               DTypeEnum::Float16);
-    VarId q = b.input("q", DType::quantized(DTypeEnum::QuantizedS8, 0.5f), {2, 3});
+    VarId q = b.input("q", qs8(0.5f), {2, 3});
     // QINT_I8xO32: QuantizedS32 with the input's scale.
     EXPECT_EQ(dtype_of(b, b.op("Reduce", {q}, {{"axis", 0}, {"data_type", "QINT_I8xO32"}})),
-              DType::quantized(DTypeEnum::QuantizedS32, 0.5f));
+              qs32(0.5f));
     expect_refused([&] { b.op("Reduce", {x}, {{"axis", 0}, {"data_type", "QINT_I8xO32"}}); }, "QuantizedS8 input");
     // basic_arith.cpp:1416: no SUM over Quantized8Asymm.
     VarId u = b.input("u", DType::quantized(DTypeEnum::Quantized8Asymm, 0.5f, 3), {2, 3});
@@ -255,9 +228,9 @@ TEST(InferNn, MatrixMulDtypes) {
               DTypeEnum::Int16);
     expect_refused([&] { b.op("MatrixMul", {a, w}, {}, OpOptions{.output_dtype = F32}); }, "does not support");
     // QuantizedS8 -> QuantizedS32 with the product of the scales.
-    VarId qa = b.input("qa", DType::quantized(DTypeEnum::QuantizedS8, 0.5f), {2, 3});
-    VarId qw = b.input("qw", DType::quantized(DTypeEnum::QuantizedS8, 0.25f), {3, 4});
-    EXPECT_EQ(dtype_of(b, b.op("MatrixMul", {qa, qw})), DType::quantized(DTypeEnum::QuantizedS32, 0.125f));
+    VarId qa = b.input("qa", qs8(0.5f), {2, 3});
+    VarId qw = b.input("qw", qs8(0.25f), {3, 4});
+    EXPECT_EQ(dtype_of(b, b.op("MatrixMul", {qa, qw})), qs32(0.125f));
     // Int32 has no candidate; A and B share a dtype.
     VarId ia = b.input("ia", I32, {2, 3}), iw = b.input("iw", I32, {3, 4});
     expect_refused([&] { b.op("MatrixMul", {ia, iw}); }, "does not support Int32");

@@ -5,50 +5,21 @@
 #include <vector>
 
 #include "ir/builder.h"
+#include "tests/infer/infer_test_util.h"
 #include "tests/infer/raw_op.h"
-#include "ir/error.h"
 
 namespace mgedump::test {
 namespace {
-
-using ir::DType;
-using ir::DTypeEnum;
-using ir::GraphBuilder;
-using ir::VarId;
-
-const DType kF32 = DType::of(DTypeEnum::Float32);
-const DType kI32 = DType::of(DTypeEnum::Int32);
-
-std::vector<uint32_t> shape_of(GraphBuilder& b, VarId v) {
-    auto s = b.graph().var_shape(v);
-    return {s.begin(), s.end()};
-}
-
-std::vector<double> value_of(GraphBuilder& b, VarId v) {
-    const ir::StaticValue* sv = b.inferred().value(v);
-    return sv ? sv->elems : std::vector<double>{};
-}
-
-// Runs `f` (which builds an operator) and expects a refusal whose message holds `part`.
-template <class F>
-void expect_refused(F&& f, const std::string& part) {
-    try {
-        f();
-        ADD_FAILURE() << "not refused; expected a message with: " << part;
-    } catch (const GraphError& e) {
-        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    }
-}
 
 using Dims = std::vector<uint32_t>;
 using Vals = std::vector<double>;
 
 TEST(InferShape, GetVarShapeGivesTheShapeAsAValue) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {2, 3, 4});
+    VarId x = b.input("x", F32, {2, 3, 4});
     // tensor_manip.cpp:74: output Int32; infer_value copies the shape.
     VarId s = b.op("GetVarShape", {x});
-    EXPECT_EQ(b.graph().vars.dtype[s.value], kI32);
+    EXPECT_EQ(b.graph().vars.dtype[s.value], I32);
     EXPECT_EQ(shape_of(b, s), (Dims{3}));
     EXPECT_EQ(value_of(b, s), (Vals{2, 3, 4}));
     // update_cached_shape: with an axis, one dim ([1]).
@@ -56,32 +27,32 @@ TEST(InferShape, GetVarShapeGivesTheShapeAsAValue) {
     EXPECT_EQ(shape_of(b, a), (Dims{1}));
     EXPECT_EQ(value_of(b, a), (Vals{4}));
     // Several inputs: the shape of their broadcast.
-    VarId y = b.input("y", kF32, {3, 1});
+    VarId y = b.input("y", F32, {3, 1});
     EXPECT_EQ(value_of(b, b.op("GetVarShape", {x, y})), (Vals{2, 3, 4}));
 }
 
 TEST(InferShape, GetVarShapeRefusals) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {2, 3});
+    VarId x = b.input("x", F32, {2, 3});
     expect_refused([&] { b.op("GetVarShape", {x}, {{"axis", 2}}); }, "axis 2 is out of range");
     expect_refused([&] { b.op("GetVarShape", {x}, {{"axis", 8}}); }, "|axis| <= 7");
-    VarId y = b.input("y", kF32, {4});
+    VarId y = b.input("y", F32, {4});
     expect_refused([&] { b.op("GetVarShape", {x, y}); }, "do not broadcast");
 }
 
 TEST(InferShape, ReshapeTakesTheTargetValue) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {2, 6});
+    VarId x = b.input("x", F32, {2, 6});
     VarId t = b.constant<int32_t>({2}, {3, 4});
     EXPECT_EQ(shape_of(b, b.op("Reshape", {x, t})), (Dims{3, 4}));
     // tensor_manip.cpp:364-384: the unspecified axis is total / the others.
     VarId t3 = b.constant<int32_t>({3}, {3, -1, 2});
     EXPECT_EQ(shape_of(b, b.op("Reshape", {x, t3}, {{"axis", 1}})), (Dims{3, 2, 2}));
     // Reshape(x, GetVarShape(y)): a static shape through the value.
-    VarId y = b.input("y", kF32, {4, 3});
+    VarId y = b.input("y", F32, {4, 3});
     EXPECT_EQ(shape_of(b, b.op("Reshape", {x, b.op("GetVarShape", {y})})), (Dims{4, 3}));
     // A target of unknown value: unknown shape.
-    VarId dyn = b.input("dyn", kI32, {2});
+    VarId dyn = b.input("dyn", I32, {2});
     EXPECT_EQ(shape_of(b, b.op("Reshape", {x, dyn})), Dims{});
     // Known values go through.
     VarId c = b.constant<int32_t>({4}, {1, 2, 3, 4});
@@ -92,7 +63,7 @@ TEST(InferShape, ReshapeTakesTheTargetValue) {
 
 TEST(InferShape, ReshapeRefusals) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {2, 6});
+    VarId x = b.input("x", F32, {2, 6});
     // basic_types.cpp try_reshape: element counts must match.
     expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({2}, {5, 2})}); }, "12 elements");
     expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({2}, {5, -1})}, {{"axis", 1}}); },
@@ -106,7 +77,7 @@ TEST(InferShape, ReshapeRefusals) {
 
 TEST(InferShape, BroadcastFollowsTheTarget) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {1, 3});
+    VarId x = b.input("x", F32, {1, 3});
     // TensorLayout::broadcast: right-aligned, each dim equal or 1.
     EXPECT_EQ(shape_of(b, b.op("Broadcast", {x, b.constant<int32_t>({3}, {4, 2, 3})})), (Dims{4, 2, 3}));
     VarId c = b.constant<int32_t>({2, 1}, {5, 6});
@@ -116,14 +87,14 @@ TEST(InferShape, BroadcastFollowsTheTarget) {
 
 TEST(InferShape, BroadcastRefusals) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {2, 3});
+    VarId x = b.input("x", F32, {2, 3});
     expect_refused([&] { b.op("Broadcast", {x, b.constant<int32_t>({2}, {2, 4})}); }, "neither 4 nor 1");
     expect_refused([&] { b.op("Broadcast", {x, b.constant<int32_t>({1}, {3})}); }, "fewer dims");
 }
 
 TEST(InferShape, DimshufflePermutesAndAddsAxes) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {2, 3, 4});
+    VarId x = b.input("x", F32, {2, 3, 4});
     // tensor_manip.cpp:509: -1 is a new axis of 1.
     EXPECT_EQ(shape_of(b, b.op("Dimshuffle", {x}, {{"pattern", std::vector<int32_t>{2, 0, -1, 1}}, {"ndim", 3}})),
               (Dims{4, 2, 1, 3}));
@@ -134,7 +105,7 @@ TEST(InferShape, DimshufflePermutesAndAddsAxes) {
 
 TEST(InferShape, DimshuffleRefusals) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {2, 3, 4});
+    VarId x = b.input("x", F32, {2, 3, 4});
     // tensor_manip.cpp:486: every entry in [-1, ndim).
     expect_refused([&] { b.op("Dimshuffle", {x}, {{"pattern", std::vector<int32_t>{3, 0, 1}}, {"ndim", 3}}); },
                    "pattern entry 3 is out of range");
@@ -148,14 +119,14 @@ TEST(InferShape, DimshuffleRefusals) {
 
 TEST(InferShape, AxisAddRemoveAppliesDescsInOrder) {
     GraphBuilder b;
-    VarId x = b.input("x", kF32, {2, 1, 3});
+    VarId x = b.input("x", F32, {2, 1, 3});
     using ir::AxisDesc;
     using ir::AxisDescMethod;
     VarId y = b.op("AxisAddRemove", {x},
                    {{"desc", std::vector<AxisDesc>{{AxisDescMethod::REMOVE, 1}, {AxisDescMethod::ADD_1, 0}}}});
     EXPECT_EQ(shape_of(b, y), (Dims{1, 2, 3}));
     // tensor_manip.cpp:580: removing the last dim of [1] keeps [1].
-    VarId s = b.input("s", kF32, {1});
+    VarId s = b.input("s", F32, {1});
     EXPECT_EQ(shape_of(b, b.op("AxisAddRemove", {s}, {{"desc", std::vector<AxisDesc>{{AxisDescMethod::REMOVE, 0}}}})),
               (Dims{1}));
     expect_refused([&] { b.op("AxisAddRemove", {x}, {{"desc", std::vector<AxisDesc>{{AxisDescMethod::REMOVE, 0}}}}); },
@@ -167,8 +138,8 @@ TEST(InferShape, AxisAddRemoveAppliesDescsInOrder) {
 
 TEST(InferShape, ConcatSumsTheAxis) {
     GraphBuilder b;
-    VarId a = b.input("a", kF32, {2, 3});
-    VarId c = b.input("c", kF32, {2, 1});
+    VarId a = b.input("a", F32, {2, 3});
+    VarId c = b.input("c", F32, {2, 1});
     // tensor_manip.cpp:1227: axis dims add up.
     EXPECT_EQ(shape_of(b, b.op("Concat", {a, c}, {{"axis", 1}})), (Dims{2, 4}));
     EXPECT_EQ(shape_of(b, b.op("Concat", {a, c}, {{"axis", -1}})), (Dims{2, 4}));
@@ -182,14 +153,14 @@ TEST(InferShape, ConcatSumsTheAxis) {
 
 TEST(InferShape, ConcatRefusals) {
     GraphBuilder b;
-    VarId a = b.input("a", kF32, {2, 3});
-    expect_refused([&] { b.op("Concat", {a, b.input("b", kF32, {3, 3})}, {{"axis", 1}}); }, "has 3 at dim 0");
-    expect_refused([&] { b.op("Concat", {a, b.input("c", kF32, {2})}, {{"axis", 0}}); }, "has 1 dims");
+    VarId a = b.input("a", F32, {2, 3});
+    expect_refused([&] { b.op("Concat", {a, b.input("b", F32, {3, 3})}, {{"axis", 1}}); }, "has 3 at dim 0");
+    expect_refused([&] { b.op("Concat", {a, b.input("c", F32, {2})}, {{"axis", 0}}); }, "has 1 dims");
     expect_refused([&] { b.op("Concat", {a, a}, {{"axis", 2}}); }, "axis 2 is out of range");
     // A file's Concat must have one dtype; the builder converts, as Concat::make does
     // (tensor_manip.cpp:1267 BatchedDTypePromotion: Float32 with Int32 is Float32).
-    expect_refused([&] { raw_op(b, "Concat", {a, b.input("d", kI32, {2, 3})}, {{"axis", 0}}); }, "one dtype");
-    EXPECT_EQ(b.graph().vars.dtype[b.op("Concat", {a, b.input("e", kI32, {2, 3})}, {{"axis", 0}}).value], kF32);
+    expect_refused([&] { raw_op(b, "Concat", {a, b.input("d", I32, {2, 3})}, {{"axis", 0}}); }, "one dtype");
+    EXPECT_EQ(b.graph().vars.dtype[b.op("Concat", {a, b.input("e", I32, {2, 3})}, {{"axis", 0}}).value], F32);
 }
 
 TEST(InferShape, SplitOneOutputPerSize) {
