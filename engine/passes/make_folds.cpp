@@ -40,9 +40,9 @@ struct Folder {
 
     // SymbolVar::as_immutable_scalar (symbol_var.cpp:46): through Broadcast and
     // Reshape to a constant with one element. Constants here are ImmutableTensors
-    // of shape [1] (MegEngine's own scalars); other constant-valued vars are not
-    // recognised, so a fold they would allow is not made (the file stays loadable
-    // only if MegEngine does not make it either: noted in ONNX_IMPORT.md).
+    // of shape [1] (MegEngine's own scalars); a var MegEngine also infers as a
+    // constant scalar (a computed one) is not recognised, so a fold MegEngine's
+    // make would make there is not lowered here.
     std::optional<float> immutable_scalar(ir::VarId x) const {
         while (type_of(x) == v.broadcast || type_of(x) == v.reshape) x = g.inputs_of(owner(x))[0];
         const ir::OprId o = owner(x);

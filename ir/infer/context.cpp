@@ -118,12 +118,6 @@ void InferContext::expect_inputs(size_t lo, size_t hi) const {
     fail("takes {} to {} inputs, has {}", lo, hi, n);
 }
 
-DType InferContext::need_dtype(size_t i) const {
-    DType d = dtype(i);
-    if (!d.valid) fail("the dtype of input {} is not known", i);
-    return d;
-}
-
 bool InferContext::outputs_done() const {
     for (uint8_t s : set_)
         if (!s) return false;

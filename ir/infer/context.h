@@ -66,8 +66,6 @@ public:
 
     // Checks the input count against [lo, hi] with MegEngine's reason.
     void expect_inputs(size_t lo, size_t hi) const;
-    // Checks that input i has a known dtype (every rule needs them).
-    DType need_dtype(size_t i) const;
 
     bool outputs_done() const;
 

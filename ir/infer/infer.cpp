@@ -68,11 +68,7 @@ void InferState::adopt_var(const Graph& g, VarId var) {
     static const OpTypeId immutable = find_op("ImmutableTensor");
     const OprId owner = g.vars.owner[v];
     if (values[v] || g.oprs.type[owner.value] != immutable || g.oprs.tensors[owner.value].count != 1) return;
-    const TensorId t(g.oprs.tensors[owner.value].begin);
-    const Shape ts = Shape::of(g.tensor_shape(t));
-    if (!g.tensors.blob[t.value].valid() || !ts.known() || ts.elements() > kMaxStaticValueElements) return;
-    if (auto elems = decode_elements(g.tensors.dtype[t.value], g.blobs.bytes(g.tensors.blob[t.value]), ts.elements()))
-        values[v] = std::make_shared<const StaticValue>(StaticValue{std::move(*elems)});
+    values[v] = tensor_value(g, TensorId(g.oprs.tensors[owner.value].begin));
 }
 
 DType InferState::dtype(const Graph& g, VarId v) const {

@@ -17,12 +17,7 @@ void tensor_outputs(InferContext& ctx, bool value_is_static) {
         const TensorId t = ctx.tensor(k);
         const DType dtype = g.tensors.dtype[t.value];
         const Shape shape = Shape::of(g.tensor_shape(t));
-        std::shared_ptr<const StaticValue> value;
-        const BlobId blob = g.tensors.blob[t.value];
-        if (value_is_static && blob.valid() && shape.known() && shape.elements() <= kMaxStaticValueElements)
-            if (auto elems = decode_elements(dtype, g.blobs.bytes(blob), shape.elements()))
-                value = std::make_shared<const StaticValue>(StaticValue{std::move(*elems)});
-        ctx.set_output(k, dtype, shape, std::move(value));
+        ctx.set_output(k, dtype, shape, value_is_static ? tensor_value(g, t) : nullptr);
     }
 }
 

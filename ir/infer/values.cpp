@@ -36,6 +36,16 @@ size_t tracked_size(DTypeEnum t) {
 
 }  // namespace
 
+std::shared_ptr<const StaticValue> tensor_value(const Graph& g, TensorId t) {
+    const BlobId blob = g.tensors.blob[t.value];
+    const auto shape = g.tensor_shape(t);
+    const uint64_t n = element_count(shape);
+    if (!blob.valid() || shape.empty() || n > kMaxStaticValueElements) return nullptr;
+    auto elems = decode_elements(g.tensors.dtype[t.value], g.blobs.bytes(blob), n);
+    if (!elems) return nullptr;
+    return std::make_shared<const StaticValue>(StaticValue{std::move(*elems)});
+}
+
 bool value_tracked(DType dtype) { return dtype.valid && tracked_size(dtype.type) != 0; }
 
 std::optional<std::vector<double>> decode_elements(DType dtype, Bytes bytes, uint64_t count) {

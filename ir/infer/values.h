@@ -5,8 +5,11 @@
 #include <optional>
 #include <vector>
 
+#include <memory>
+
 #include "ir/blobs.h"
 #include "ir/dtype.h"
+#include "ir/infer.h"
 
 namespace mgedump::ir {
 
@@ -14,6 +17,11 @@ namespace mgedump::ir {
 // not tracked (sub-byte, Float16/BFloat16, Byte, Complex64) or a byte count that
 // does not match.
 std::optional<std::vector<double>> decode_elements(DType dtype, Bytes bytes, uint64_t count);
+
+// The value of tensor `t` of `g` as static inference holds it: null when the
+// tensor has no bytes, more than kMaxStaticValueElements elements or an
+// untracked dtype. (An ImmutableTensor's output, however the graph was made.)
+std::shared_ptr<const StaticValue> tensor_value(const Graph& g, TensorId t);
 
 // Whether values of this dtype are tracked at all.
 bool value_tracked(DType dtype);
