@@ -1,6 +1,8 @@
 # Benchmarks (bench/): Google Benchmark suites (mgedump_bench), the comparison
 # driver against the memcpy limit, a naive FlatBuffers dumper and ONNX protobuf
-# (mgedump_compare), and the batch scaling driver (mgedump_scaling).
+# (mgedump_compare), the batch scaling driver (mgedump_scaling), and the
+# evaluator's forward time (mgedump_eval_bench; bench/eval_vs_torch.py runs it
+# against PyTorch in the same run).
 if(MGEDUMP_BUILD_BENCH)
   find_package(benchmark REQUIRED)
 
@@ -30,5 +32,13 @@ if(MGEDUMP_BUILD_BENCH)
     add_executable(mgedump_scaling ${MGEDUMP_SCALING_SRCS})
     target_compile_options(mgedump_scaling PRIVATE ${MGEDUMP_WARNINGS})
     target_link_libraries(mgedump_scaling PRIVATE mgedump_bench_support ${MGEDUMP_ALLOCATOR})
+  endif()
+
+  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/bench/eval_bench.cpp)
+    add_executable(mgedump_eval_bench ${CMAKE_CURRENT_SOURCE_DIR}/bench/eval_bench.cpp)
+    target_compile_options(mgedump_eval_bench PRIVATE ${MGEDUMP_WARNINGS})
+    # OpenBLAS directly too: the driver reports which of its kernels the GEMM runs.
+    target_link_libraries(mgedump_eval_bench PRIVATE mgedump_bench_support CLI11::CLI11 PkgConfig::OPENBLAS
+                          ${MGEDUMP_ALLOCATOR})
   endif()
 endif()

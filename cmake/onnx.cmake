@@ -6,10 +6,13 @@ find_package(ONNX CONFIG REQUIRED)
 target_link_libraries(mgedump_formats PUBLIC onnx_proto protobuf::libprotobuf)
 
 # The corpus check (tools/corpus_test.sh): real torchvision models exported to ONNX
-# by tools/make_onnx_corpus.py. Not registered with ctest: it needs the generated
-# corpus, which needs python3-torch, which the default suite must not.
-if(MGEDUMP_BUILD_TESTS AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/tests/corpus/onnx_corpus_check.cpp)
-  add_executable(mgedump_corpus_tests ${CMAKE_CURRENT_SOURCE_DIR}/tests/corpus/onnx_corpus_check.cpp)
+# by tools/make_onnx_corpus.py, converted (onnx_corpus_check.cpp) and executed by the
+# evaluator against PyTorch's outputs (onnx_corpus_eval_check.cpp). Not registered
+# with ctest: it needs the generated corpus, which needs python3-torch, which the
+# default suite must not.
+file(GLOB MGEDUMP_CORPUS_TEST_SRCS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/corpus/*.cpp)
+if(MGEDUMP_BUILD_TESTS AND MGEDUMP_CORPUS_TEST_SRCS)
+  add_executable(mgedump_corpus_tests ${MGEDUMP_CORPUS_TEST_SRCS})
   target_compile_options(mgedump_corpus_tests PRIVATE ${MGEDUMP_WARNINGS})
   target_link_libraries(mgedump_corpus_tests PRIVATE mgedump_jobs GTest::gtest)
   target_compile_definitions(mgedump_corpus_tests PRIVATE MGEDUMP_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")

@@ -54,6 +54,9 @@ void warn_non_finite(const ir::Graph& g, const std::vector<ir::OprId>& order, co
 Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats::WriteScratch* scratch,
                   ArtifactSink* into, Digest digest) {
     check_options(options);
+    if (options.testcases)
+        throw OptionError("test cases make a test-case file of several graphs (engine/testcase/testcase_dump.h), "
+                          "not one graph");
     const bool v1 = options.dump_format == DumpFormat::FBS;
 
     // The operators the outputs reach, in dump order: computed once per version of

@@ -42,6 +42,7 @@ void check_options(const DumpOptions& o) {
                 "compat_older_version=\"8.14\" needs no_change_graph=false: the compatibility rewrites are what "
                 "make the graph loadable by MegBrain 8.14");
     }
+    if (o.testcases) testcase::check_testcase_options(*o.testcases);
 }
 
 }  // namespace mgedump::engine

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/testcase/testcase_options.h"
 #include "ir/metadata.h"
 
 namespace mgedump::engine {
@@ -44,12 +45,17 @@ struct DumpOptions {
     // (engine/passes/param_dedup.h). Off by default, as MegEngine; files stay
     // loadable by MegEngine either way, only smaller.
     bool dedup_params = false;
+    // trace.dump's input_data and its companions: the artifact becomes MegEngine's
+    // test-case file (spec §11.4), written by engine/testcase/testcase_dump.h;
+    // dump_graph, which writes one graph, refuses options that carry them.
+    std::optional<testcase::TestcaseOptions> testcases;
 };
 
 std::string_view format_name(DumpFormat f);
 std::optional<DumpFormat> format_from_name(std::string_view name);
 
-// Throws OptionError with the reason for combinations MegEngine rejects.
+// Throws OptionError with the reason for combinations MegEngine rejects (test-case
+// options included).
 void check_options(const DumpOptions& options);
 
 }  // namespace mgedump::engine

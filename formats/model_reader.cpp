@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "formats/fbs_readers.h"
+#include "formats/testcase_file.h"
 #include "ir/error.h"
 #include "ir/infer.h"
 
@@ -66,17 +67,33 @@ LoadedModel read_at(ir::Bytes bytes, uint64_t base, const std::shared_ptr<const 
     return m;
 }
 
+// A test-case file (formats/testcase_file.h) reads as its model followed by its
+// test-case graphs; its 12-byte header counts towards the model's bytes.
+uint64_t wrapper_bytes(ir::Bytes bytes) {
+    if (testcase_count(bytes)) return kTestcaseHeaderBytes;
+    if (bytes.size() >= kTestcaseMagic.size() &&
+        std::memcmp(bytes.data(), kTestcaseMagic.data(), kTestcaseMagic.size()) == 0)
+        throw FormatError(fmt::format("a test-case file (\"{}\") of {} bytes: too short for its test-case count",
+                                      kTestcaseMagic, bytes.size()));
+    return 0;
+}
+
 }  // namespace
 
 LoadedModel read_model(ir::Bytes bytes, std::shared_ptr<const void> keepalive) {
-    return read_at(bytes, 0, keepalive);
+    const uint64_t header = wrapper_bytes(bytes);
+    LoadedModel m = read_at(bytes, header, keepalive);
+    m.bytes_consumed += header;
+    return m;
 }
 
 std::vector<LoadedModel> read_models(ir::Bytes bytes, std::shared_ptr<const void> keepalive) {
     std::vector<LoadedModel> out;
+    const uint64_t header = wrapper_bytes(bytes);
     uint64_t pos = 0;
     do {
-        out.push_back(read_at(bytes, pos, keepalive));
+        out.push_back(read_at(bytes, pos == 0 ? header : pos, keepalive));
+        if (pos == 0) out.back().bytes_consumed += header;
         pos += out.back().bytes_consumed;  // always > 0: every format has a non-empty header
     } while (pos < bytes.size());
     return out;

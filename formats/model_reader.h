@@ -53,9 +53,12 @@ struct LoadedModel {
 ModelFormat detect_format(ir::Bytes bytes);
 
 // The first graph in `bytes`. `keepalive` owns the memory; tensor values of the
-// result view it (zero-copy), so it is held by the graph's blob store.
+// result view it (zero-copy), so it is held by the graph's blob store. Of a
+// test-case file ("mgbtest0", §11.4: formats/testcase_file.h) the model, its
+// bytes_consumed counting the 12-byte header.
 LoadedModel read_model(ir::Bytes bytes, std::shared_ptr<const void> keepalive);
-// Every graph in `bytes`, read back to back until the end (§11.3).
+// Every graph in `bytes`, read back to back until the end (§11.3); of a test-case
+// file the model, then its test-case graphs.
 std::vector<LoadedModel> read_models(ir::Bytes bytes, std::shared_ptr<const void> keepalive);
 
 }  // namespace mgedump::formats

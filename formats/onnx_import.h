@@ -5,9 +5,13 @@
 // what is folded at import time, is listed in formats/ONNX_IMPORT.md.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ir/blobs.h"
@@ -22,7 +26,15 @@ struct OnnxImportOptions {
     // Fold BatchNormalization into the Conv before it when that Conv feeds nothing
     // else (weights and bias rescaled); otherwise BN becomes one FUSE_MUL_ADD3.
     bool fold_batch_norm = true;
+    // Shapes for graph inputs by name, replacing the declared ones: a model exported
+    // with symbolic dimensions (torch.onnx.export's dynamic_axes) converts with them
+    // fixed. A numeric declared dimension must agree; an unknown name is an error.
+    std::map<std::string, std::vector<int64_t>> input_shapes;
 };
+
+// "NAME=1x3x224x224" (`mgedump dump --input-shape`) as a name and its dims; a
+// scalar is "NAME=". Throws OptionError naming `spec` when it is malformed.
+std::pair<std::string, std::vector<int64_t>> parse_onnx_input_shape(std::string_view spec);
 
 // Throws FormatError (unreadable or malformed file, missing external data) or
 // GraphError (unsupported operator, attribute or value), naming the file.

@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <unordered_map>
@@ -22,7 +23,7 @@ const std::unordered_map<std::string_view, Handler>& handler_index() {
     static const auto index = [] {
         std::unordered_map<std::string_view, Handler> m;
         for (auto table : {elementwise_handlers(), conv_handlers(), linear_handlers(), pool_handlers(),
-                           shape_handlers(), index_handlers()})
+                           shape_handlers(), index_handlers(), resize_handlers()})
             for (const OpHandler& h : table) m.emplace(h.op_type, h.convert);
         return m;
     }();
@@ -207,6 +208,14 @@ void Importer::set_output_var(size_t i, ir::VarId var, int32_t elem_type, Shape 
                                          model_.label, node_label_, node_->op_type(), i, fmt::join(shape, ","),
                                          fmt::join(inferred, ",")));
     }
+    // Likewise the dtype: ONNX's element type as MegEngine holds it.
+    const ir::DType& dtype = graph().vars.dtype[var.value];
+    if (dtype.valid && dtype.type != onnx_var_dtype(elem_type, *this))
+        throw GraphError(
+            fmt::format("{}: node '{}' ({}): output {} is {} in ONNX terms but {} by MegEngine's "
+                        "inference of the operators it maps to (an mgedump mapping bug)",
+                        model_.label, node_label_, node_->op_type(), i, onnx_elem_name(elem_type),
+                        ir::dtype_name(dtype.type)));
     Value v;
     v.var = var;
     v.elem_type = elem_type;
@@ -259,6 +268,20 @@ ir::VarId Importer::materialize(Value& v, std::string_view name) {
     if (!v.is_const) fail(fmt::format("value '{}' has no var", name));
     auto key = std::make_tuple(v.bytes.data(), v.bytes.size(), v.shape, v.elem_type, v.param_name);
     if (auto it = materialized_.find(key); it != materialized_.end()) return it->second;
+    const bool shared = options_.params_as_shared_device_tensor && !v.param_name.empty();
+    if (shared) {
+        // One initializer is one param: read in another shape (a Conv bias seen as
+        // (1, OC, 1, 1), a Reshape folded at import) it is a Reshape of that param.
+        if (auto it = params_.find(v.param_name); it != params_.end()) {
+            const auto& [bytes, elem_type, param] = it->second;
+            if (bytes.data() != v.bytes.data() || bytes.size() != v.bytes.size() || elem_type != v.elem_type)
+                fail(fmt::format("two different constants would both be param '{}' (an mgedump mapping bug)",
+                                 v.param_name));
+            ir::VarId view = param_view(param, v.shape, v.param_name);
+            materialized_.emplace(std::move(key), view);
+            return view;
+        }
+    }
     ir::DTypeEnum dtype = onnx_var_dtype(v.elem_type, *this);
     ir::Graph& g = graph();
     ir::BlobId blob;
@@ -271,7 +294,6 @@ ir::VarId Importer::materialize(Value& v, std::string_view name) {
     } else {
         blob = g.blobs.add_view(v.bytes, v.keepalive);
     }
-    const bool shared = options_.params_as_shared_device_tensor && !v.param_name.empty();
     ir::OprId o = builder_.add_op(ir::find_op(shared ? "SharedDeviceTensor" : "ImmutableTensor"), {}, {},
                                   ir::OpOptions{.name = std::string(shared ? v.param_name : "")});
     std::vector<uint32_t> dims = to_dims(v.shape, *this, fmt::format("constant '{}'", name));
@@ -281,9 +303,22 @@ ir::VarId Importer::materialize(Value& v, std::string_view name) {
     ir::VarId out = g.output_var(o, 0);
     g.vars.dtype[out.value] = ir::DType::of(dtype);
     g.vars.shape[out.value] = g.tensors.shape.back();
+    if (shared) params_.emplace(v.param_name, std::make_tuple(v.bytes, v.elem_type, out));
     materialized_.emplace(std::move(key), out);
     pinned_.push_back(v.keepalive);
     return out;
+}
+
+ir::VarId Importer::param_view(ir::VarId param, const Shape& shape, const std::string& param_name) {
+    const Shape dims = shape.empty() ? Shape{1} : shape;
+    if (node_) return reshape(param, dims);
+    // A graph output that is a view of a param: no node to name the Reshape after.
+    ir::OpTypeId type = ir::find_op("Reshape");
+    ir::VarId target = const_i32(dims);
+    ir::OprId o = builder_.add_op(type, std::vector<ir::VarId>{param, target},
+                                  ir::make_params(ir::op_def(type), {}, param_name),
+                                  ir::OpOptions{.name = param_name + ":view"});
+    return graph().output_var(o, 0);
 }
 
 size_t Importer::consumers(const std::string& name) const {
@@ -309,25 +344,62 @@ void Importer::declare_inputs() {
         v.param_name = t.name();
         values_[t.name()] = std::move(v);
     }
+    std::vector<std::string> names;  // the graph inputs, for errors
+    size_t fixed_used = 0;
     for (const onnx::ValueInfoProto& in : g.input()) {
         if (values_.count(in.name())) continue;  // an initializer listed as input (older exporters)
+        names.push_back(in.name());
         const std::string what = fmt::format("graph input '{}'", in.name());
         if (!in.type().has_tensor_type())
             throw GraphError(fmt::format("{}: {}: only tensor inputs are supported", model_.label, what));
         const auto& tt = in.type().tensor_type();
         Value v;
         v.elem_type = tt.elem_type();
-        for (const auto& d : tt.shape().dim()) {
-            if (!d.has_dim_value())
-                throw GraphError(
-                    fmt::format("{}: {}: dimension '{}' is symbolic; export with fixed input shapes",
-                                model_.label, what, d.dim_param()));
-            v.shape.push_back(d.dim_value());
+        auto fixed = options_.input_shapes.find(in.name());
+        if (fixed != options_.input_shapes.end()) {
+            ++fixed_used;
+            v.shape = fixed->second;
+            for (int64_t d : v.shape)
+                if (d < 1 || d > UINT32_MAX)
+                    throw OptionError(
+                        fmt::format("{}: {}: the given shape [{}] has dimension {} (a whole number "
+                                    "from 1 is needed)",
+                                    model_.label, what, fmt::join(v.shape, "x"), d));
+            if (tt.has_shape() && tt.shape().dim_size() != static_cast<int>(v.shape.size()))
+                throw OptionError(fmt::format(
+                    "{}: {}: the given shape [{}] has rank {}, the model declares rank {}", model_.label,
+                    what, fmt::join(v.shape, "x"), v.shape.size(), tt.shape().dim_size()));
+            for (int k = 0; k < tt.shape().dim_size(); ++k) {
+                const auto& d = tt.shape().dim(k);
+                if (d.has_dim_value() && d.dim_value() != v.shape[k])
+                    throw OptionError(fmt::format(
+                        "{}: {}: the given shape [{}] has {} at axis {}, the model "
+                        "declares {}",
+                        model_.label, what, fmt::join(v.shape, "x"), v.shape[k], k, d.dim_value()));
+            }
+        } else {
+            for (int k = 0; k < tt.shape().dim_size(); ++k) {
+                const auto& d = tt.shape().dim(k);
+                if (!d.has_dim_value())
+                    throw GraphError(fmt::format(
+                        "{}: {}: dimension {} ({}) is symbolic; fix the input's shape with --input-shape "
+                        "{}=DxDx... (Python: input_shapes={{'{}': [...]}}) or export with fixed input shapes",
+                        model_.label, what, k, d.dim_param().empty() ? "unnamed" : "'" + d.dim_param() + "'",
+                        in.name(), in.name()));
+                v.shape.push_back(d.dim_value());
+            }
         }
         ir::DTypeEnum dtype = onnx_var_dtype(v.elem_type, *this);
         v.var = builder_.input(in.name(), ir::DType::of(dtype), to_dims(v.shape, *this, what));
         values_[in.name()] = std::move(v);
     }
+    if (fixed_used != options_.input_shapes.size())
+        for (const auto& [name, shape] : options_.input_shapes)
+            if (std::find(names.begin(), names.end(), name) == names.end())
+                throw OptionError(
+                    fmt::format("{}: an input shape is given for '{}', which is not a graph input "
+                                "(the inputs: {})",
+                                model_.label, name, fmt::join(names, ", ")));
 }
 
 void Importer::convert(const onnx::NodeProto& n) {
@@ -381,6 +453,29 @@ ir::Graph Importer::run() {
 }  // namespace mgedump::formats::onnx_import
 
 namespace mgedump::formats {
+
+std::pair<std::string, std::vector<int64_t>> parse_onnx_input_shape(std::string_view spec) {
+    const size_t eq = spec.rfind('=');
+    auto bad = [&](std::string_view why) {
+        return OptionError(fmt::format("input shape '{}': {} (expected NAME=1x3x224x224)", spec, why));
+    };
+    if (eq == std::string_view::npos || eq == 0) throw bad("no NAME=");
+    std::pair<std::string, std::vector<int64_t>> out{std::string(spec.substr(0, eq)), {}};
+    std::string_view dims = spec.substr(eq + 1);
+    while (!dims.empty()) {
+        const size_t x = dims.find('x');
+        std::string_view d = dims.substr(0, x);
+        int64_t v = 0;
+        auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), v);
+        if (d.empty() || ec != std::errc() || end != d.data() + d.size() || v < 1 || v > UINT32_MAX)
+            throw bad(fmt::format("'{}' is not a dimension (a whole number from 1)", d));
+        out.second.push_back(v);
+        if (x == std::string_view::npos) break;
+        dims.remove_prefix(x + 1);
+        if (dims.empty()) throw bad("ends with 'x'");
+    }
+    return out;
+}
 
 ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std::filesystem::path& base_dir,
                             const OnnxImportOptions& options,

@@ -107,6 +107,8 @@ class Importer {
     void declare_inputs();
     void convert(const onnx::NodeProto& n);
     Value& lookup(const std::string& name);
+    // `param` (a SharedDeviceTensor) seen as `shape`: a Reshape.
+    ir::VarId param_view(ir::VarId param, const Shape& shape, const std::string& param_name);
 
     const OnnxModelFile& model_;
     OnnxImportOptions options_;
@@ -120,6 +122,9 @@ class Importer {
     // One graph var per constant (bytes, shape, type, name), however many ONNX names
     // (Identity aliases) or readers it has.
     std::map<std::tuple<const std::byte*, size_t, Shape, int32_t, std::string>, ir::VarId> materialized_;
+    // The SharedDeviceTensor of each initializer (params_as_shared), by param name:
+    // its bytes, element type and var, in the shape it was first read in.
+    std::map<std::string, std::tuple<ir::Bytes, int32_t, ir::VarId>> params_;
     std::vector<std::shared_ptr<const void>> pinned_;  // keeps those addresses from being reused
     const onnx::NodeProto* node_ = nullptr;
     std::string node_label_;
@@ -148,6 +153,7 @@ std::span<const OpHandler> linear_handlers();
 std::span<const OpHandler> pool_handlers();
 std::span<const OpHandler> shape_handlers();
 std::span<const OpHandler> index_handlers();
+std::span<const OpHandler> resize_handlers();
 
 // ONNX element type → MegEngine dtype of a graph var; INT64 becomes Int32 (MegEngine
 // has no 64-bit integers) and DOUBLE Float32.

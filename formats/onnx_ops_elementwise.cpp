@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "formats/onnx_values.h"
 
@@ -76,7 +78,107 @@ void unary(Importer& c) {
     c.set_output_var(0, c.emit("Elemwise", {c.var(0)}, {{"mode", kMode}}), x.elem_type, x.shape);
 }
 
-constexpr char kAdd[] = "ADD", kSub[] = "SUB", kMul[] = "MUL", kDiv[] = "TRUE_DIV", kPow[] = "POW";
+bool is_unsigned(int32_t t) { return t == P::UINT8 || t == P::UINT16 || t == P::UINT32 || t == P::UINT64; }
+
+ir::VarId elemwise(Importer& c, const char* mode, std::vector<ir::VarId> in) {
+    return c.emit("Elemwise", std::move(in), {{"mode", mode}});
+}
+
+// Whether input i is a constant whose every element is > 0 (a divisor whose sign
+// need not be taken apart).
+bool positive_const(Importer& c, size_t i) {
+    if (!c.is_const(i)) return false;
+    auto v = decode_ints(c.input(i));
+    return v && std::all_of(v->begin(), v->end(), [](int64_t x) { return x > 0; });
+}
+
+// ONNX's integer Div truncates toward zero (onnx.reference: np.divide, then cast
+// back to the input type; ONNX Runtime divides in C). MegEngine's int division is
+// FLOOR_DIV, the same for unsigned types; for signed ones the quotient is
+// sign(a)·sign(b)·⌊|a| / |b|⌋.
+void divide(Importer& c) {
+    c.check_attrs({});
+    const Value &a = c.input(0), &b = c.input(1);
+    auto shape = broadcast_shapes(a.shape, b.shape);
+    if (!shape)
+        c.fail(fmt::format("input shapes [{}] and [{}] do not broadcast", fmt::join(a.shape, ","),
+                           fmt::join(b.shape, ",")));
+    if (fold_integer_binary(c, "Div", *shape)) return;
+    const int32_t elem = a.elem_type;
+    if (!is_integer(elem) || !is_integer(b.elem_type))
+        return c.set_output_var(0, elemwise(c, "TRUE_DIV", {c.var(0), c.var(1)}), elem, *shape);
+    if (elem != b.elem_type)
+        c.fail(fmt::format("inputs are {} and {}; Div takes one type", onnx_elem_name(elem),
+                           onnx_elem_name(b.elem_type)));
+    if (elem == P::BOOL) c.fail("Div of BOOL is not defined");
+    ir::VarId y;
+    if (is_unsigned(elem)) {
+        y = elemwise(c, "FLOOR_DIV", {c.var(0), c.var(1)});
+    } else {
+        const bool b_positive = positive_const(c, 1);
+        ir::VarId abs_a = elemwise(c, "ABS", {c.var(0)});
+        ir::VarId abs_b = b_positive ? c.var(1) : elemwise(c, "ABS", {c.var(1)});
+        ir::VarId sign = elemwise(c, "SIGN", {c.var(0)});
+        if (!b_positive) sign = elemwise(c, "MUL", {sign, elemwise(c, "SIGN", {c.var(1)})});
+        y = elemwise(c, "MUL", {sign, elemwise(c, "FLOOR_DIV", {abs_a, abs_b})});
+    }
+    c.set_output_var(0, y, elem, *shape);
+}
+
+// The constant exponent n when input 1 is one integer value (a scalar, or every
+// element equal) in [1, 64].
+std::optional<int64_t> small_integer_exponent(Importer& c) {
+    if (!c.is_const(1)) return std::nullopt;
+    auto v = decode_floats(c.input(1));
+    if (!v || v->empty()) return std::nullopt;
+    const double n = v->front();
+    if (n != std::floor(n) || n < 1 || n > 64 ||
+        std::any_of(v->begin(), v->end(), [&](double x) { return x != n; }))
+        return std::nullopt;
+    return static_cast<int64_t>(n);
+}
+
+// ONNX's Pow keeps the type of X whatever the type of Y (onnx.reference:
+// np.power, then cast to X's type). Float X: Elemwise POW (an integer Y is
+// converted to X's dtype by MegEngine's promotion, as its make does). Integer X:
+// a constant exponent n in [1, 64] is exact integer arithmetic (x·x·…, by
+// squaring); any other exponent is POW in Float32 converted back by TypeCvt,
+// which truncates toward zero as the cast does.
+void power(Importer& c) {
+    c.check_attrs({});
+    const Value &a = c.input(0), &b = c.input(1);
+    auto shape = broadcast_shapes(a.shape, b.shape);
+    if (!shape)
+        c.fail(fmt::format("input shapes [{}] and [{}] do not broadcast", fmt::join(a.shape, ","),
+                           fmt::join(b.shape, ",")));
+    const int32_t elem = a.elem_type;
+    const ir::DTypeEnum dtype = onnx_var_dtype(elem, c);
+    if (elem == P::BOOL || b.elem_type == P::BOOL) c.fail("Pow of BOOL is not defined");
+    ir::VarId y;
+    if (!is_integer(elem)) {
+        y = elemwise(c, "POW", {c.var(0), c.var(1)});
+    } else if (auto n = small_integer_exponent(c); n && *shape == a.shape) {
+        ir::VarId base = c.var(0);
+        std::optional<ir::VarId> acc;
+        for (int64_t e = *n;; e >>= 1) {
+            if (e & 1) acc = acc ? elemwise(c, "MUL", {*acc, base}) : base;
+            if (e <= 1) break;
+            base = elemwise(c, "MUL", {base, base});
+        }
+        y = *acc;
+    } else {
+        const ir::DType f32 = ir::DType::of(ir::DTypeEnum::Float32);
+        ir::VarId x = c.emit("TypeCvt", {c.var(0)}, {{"dtype", f32}});
+        ir::VarId e = c.var(1);
+        if (is_integer(b.elem_type)) e = c.emit("TypeCvt", {e}, {{"dtype", f32}});
+        y = elemwise(c, "POW", {x, e});
+    }
+    if (c.graph().vars.dtype[y.value].type != dtype)
+        y = c.emit("TypeCvt", {y}, {{"dtype", ir::DType::of(dtype)}});
+    c.set_output_var(0, y, elem, *shape);
+}
+
+constexpr char kAdd[] = "ADD", kSub[] = "SUB", kMul[] = "MUL";
 constexpr char kRelu[] = "RELU", kSigmoid[] = "SIGMOID", kTanh[] = "TANH", kExp[] = "EXP", kLog[] = "LOG",
                kSqrt[] = "SQRT", kAbs[] = "ABS", kNeg[] = "NEGATE", kErf[] = "ERF", kHSwish[] = "H_SWISH";
 
@@ -196,8 +298,8 @@ constexpr OpHandler kHandlers[] = {
     {"Add", binary<kAdd>},
     {"Sub", binary<kSub>},
     {"Mul", binary<kMul>},
-    {"Div", binary<kDiv>},
-    {"Pow", binary<kPow>},
+    {"Div", divide},
+    {"Pow", power},
     {"Relu", unary<kRelu>},
     {"Sigmoid", unary<kSigmoid>},
     {"Tanh", unary<kTanh>},

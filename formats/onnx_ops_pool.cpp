@@ -1,5 +1,7 @@
-// Pools, reductions and Softmax. MaxPool's ceil_mode pads the bottom/right edge
-// with -inf first (a Padding operator), since MegEngine's Pooling floors.
+// Pools, reductions and Softmax. MegEngine's Pooling pads both sides alike and
+// floors the output size; asymmetric pads and ceil_mode's partial last window
+// extend the input first (a Padding operator: -inf for MaxPool, zeros for
+// AveragePool, whose per-window divisor is then corrected by a constant factor).
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
@@ -12,11 +14,38 @@
 namespace mgedump::formats::onnx_import {
 namespace {
 
-// PyTorch's ceil-mode output size (the last window must start inside the input or its left padding).
-int64_t ceil_out(int64_t in, int64_t pad, int64_t k, int64_t stride) {
-    int64_t out = (in + 2 * pad - k + stride - 1) / stride + 1;
-    if ((out - 1) * stride >= in + pad) --out;
-    return out;
+// One spatial axis of an ONNX pool: input size, window, stride, the pads before
+// and after, and the output size.
+struct PoolAxis {
+    int64_t in, k, stride, pad_begin, pad_end, out;
+    // MegEngine's Pooling pads both sides alike (pad) and floors; the ONNX windows
+    // are those of `pad` on the input extended by `front` before and `back` after.
+    int64_t pad, front, back;
+    // The elements ONNX divides window o's sum by: those inside the input, or with
+    // count_include_pad those inside the padded input (not the part of a ceil_mode
+    // window beyond it, as PyTorch's avg_pool and ONNX Runtime count).
+    int64_t divisor(int64_t o, bool include_pad) const {
+        const int64_t start = o * stride - pad_begin, end = start + k;
+        const int64_t lo = include_pad ? start : std::max<int64_t>(start, 0);
+        const int64_t hi = std::min(end, include_pad ? in + pad_end : in);
+        return std::max<int64_t>(hi - lo, 0);
+    }
+};
+
+// The output size: floor, or with ceil_mode ceil unless the last window would
+// start beyond the input and its begin padding (PyTorch's rule, which ONNX's
+// reference implementation follows).
+PoolAxis pool_axis(const Importer& c, int64_t in, int64_t k, int64_t stride, int64_t pad_begin,
+                   int64_t pad_end, bool ceil) {
+    PoolAxis a{in, k, stride, pad_begin, pad_end, 0, std::min(pad_begin, pad_end), 0, 0};
+    const int64_t span = in + pad_begin + pad_end - k;
+    if (span < 0)
+        c.fail(fmt::format("kernel {} is larger than the padded input ({})", k, in + pad_begin + pad_end));
+    a.out = (ceil ? (span + stride - 1) / stride : span / stride) + 1;
+    if (ceil && (a.out - 1) * stride >= in + pad_begin) --a.out;
+    a.front = pad_begin - a.pad;
+    a.back = std::max<int64_t>(0, (a.out - 1) * stride + k - (in + pad_begin + a.pad));
+    return a;
 }
 
 void pool(Importer& c, bool is_max) {
@@ -31,39 +60,62 @@ void pool(Importer& c, bool is_max) {
     if (c.attr_int("storage_order", 0) != 0) c.fail("storage_order=1 is not supported");
     auto kernel = c.attr_ints("kernel_shape");
     if (kernel.size() != 2) c.fail("kernel_shape must describe 2 spatial axes");
-    Window2d w = read_window(c, x.shape, kernel);
+    Window2d w = read_window(c, x.shape, kernel, /*allow_asymmetric=*/true);
     if (w.dilate_h != 1 || w.dilate_w != 1) c.fail("dilations other than 1 are not supported");
     const bool ceil = c.attr_int("ceil_mode", 0) != 0;
-    Shape out{x.shape[0], x.shape[1], window_out(x.shape[2], w.pad_h, kernel[0], w.stride_h, 1),
-              window_out(x.shape[3], w.pad_w, kernel[1], w.stride_w, 1)};
+    const bool include_pad = c.attr_int("count_include_pad", 0) != 0;
+    const PoolAxis h = pool_axis(c, x.shape[2], kernel[0], w.stride_h, w.pad_h + w.extra_top,
+                                 w.pad_h + w.extra_bottom, ceil);
+    const PoolAxis v = pool_axis(c, x.shape[3], kernel[1], w.stride_w, w.pad_w + w.extra_left,
+                                 w.pad_w + w.extra_right, ceil);
+    const Shape out{x.shape[0], x.shape[1], h.out, v.out};
     ir::VarId in = c.var(0);
-    if (ceil) {
-        Shape wanted{x.shape[0], x.shape[1], ceil_out(x.shape[2], w.pad_h, kernel[0], w.stride_h),
-                     ceil_out(x.shape[3], w.pad_w, kernel[1], w.stride_w)};
-        if (wanted != out) {
-            if (!is_max) c.fail("ceil_mode with a partial last window is only supported for MaxPool");
-            int64_t extra_h = (wanted[2] - 1) * w.stride_h + kernel[0] - (x.shape[2] + 2 * w.pad_h);
-            int64_t extra_w = (wanted[3] - 1) * w.stride_w + kernel[1] - (x.shape[3] + 2 * w.pad_w);
-            in = c.emit("Padding", {in},
-                        {int_param("back_offset_dim2", std::max<int64_t>(0, extra_h)),
-                         int_param("back_offset_dim3", std::max<int64_t>(0, extra_w)),
-                         float_param("padding_val", -std::numeric_limits<double>::infinity()),
-                         {"padding_mode", "CONSTANT"}});
-            out = wanted;
-        }
+    // Windows MegEngine's symmetric, flooring Pooling cannot place (asymmetric pads,
+    // a partial last ceil_mode window): the input extended first, with -inf for MAX,
+    // with zeros for AVERAGE, whose divisor is then corrected below.
+    const bool extended = h.front || h.back || v.front || v.back;
+    if (extended) {
+        if (!is_max && x.elem_type != onnx::TensorProto::FLOAT)
+            c.fail(fmt::format(
+                "asymmetric pads or a partial ceil_mode window on {} are not supported (FLOAT only)",
+                onnx_elem_name(x.elem_type)));
+        in = c.emit("Padding", {in},
+                    {int_param("front_offset_dim2", h.front),
+                     int_param("front_offset_dim3", v.front),
+                     int_param("back_offset_dim2", h.back),
+                     int_param("back_offset_dim3", v.back),
+                     float_param("padding_val", is_max ? -std::numeric_limits<double>::infinity() : 0.0),
+                     {"padding_mode", "CONSTANT"}});
     }
-    const char* mode = is_max                               ? "MAX"
-                       : c.attr_int("count_include_pad", 0) ? "AVERAGE"
-                                                            : "AVERAGE_COUNT_EXCLUDE_PADDING";
+    const char* mode = is_max ? "MAX" : include_pad || extended ? "AVERAGE" : "AVERAGE_COUNT_EXCLUDE_PADDING";
     ir::VarId y = c.emit("Pooling", {in},
                          {{"mode", mode},
-                          int_param("pad_h", w.pad_h),
-                          int_param("pad_w", w.pad_w),
+                          int_param("pad_h", h.pad),
+                          int_param("pad_w", v.pad),
                           int_param("stride_h", w.stride_h),
                           int_param("stride_w", w.stride_w),
                           int_param("window_h", kernel[0]),
                           int_param("window_w", kernel[1]),
                           {"format", "NCHW"}});
+    if (extended && !is_max) {
+        // AVERAGE divided every window by KH·KW; ONNX divides by what `divisor`
+        // counts: one factor KH/count per output row and KW/count per column.
+        for (auto [axis, shape] :
+             {std::pair{&h, Shape{1, 1, h.out, 1}}, std::pair{&v, Shape{1, 1, 1, v.out}}}) {
+            std::vector<float> factor(static_cast<size_t>(axis->out));
+            bool all_one = true;
+            for (int64_t o = 0; o < axis->out; ++o) {
+                const int64_t n = axis->divisor(o, include_pad);
+                if (n == 0)
+                    c.fail(fmt::format("a pooling window lies entirely in the padding (output {})", o));
+                factor[o] = static_cast<float>(static_cast<double>(axis->k) / static_cast<double>(n));
+                all_one = all_one && n == axis->k;
+            }
+            if (all_one) continue;
+            Value f = float_const(factor, shape);
+            y = c.emit("Elemwise", {y, c.materialize(f, "pool divisor")}, {{"mode", "MUL"}});
+        }
+    }
     c.set_output_var(0, y, x.elem_type, out);
 }
 

@@ -1,6 +1,6 @@
 // Shape manipulation: Flatten/Reshape (Reshape with a constant target),
 // Transpose (Dimshuffle), Squeeze/Unsqueeze (AxisAddRemove), Concat, Split, Pad
-// (Padding), Resize, and the import-time ones: Shape and Constant. Shapes are
+// (Padding), and the import-time ones: Shape and Constant. Shapes are
 // static, so Shape is a constant and every target shape is known; on constants
 // the reshaping operators only relabel the bytes.
 #include <fmt/format.h>
@@ -261,51 +261,10 @@ void pad(Importer& c) {
     c.set_output_var(0, c.emit("Padding", {c.var(0)}, params), x.elem_type, out);
 }
 
-// MegEngine's Resize scales the two spatial axes of NCHW: NEAREST takes
-// floor(dst * in / out) (ONNX asymmetric + floor), LINEAR samples at pixel centres
-// (ONNX half_pixel, which pytorch_half_pixel equals for outputs larger than 1).
-void resize(Importer& c) {
-    c.check_attrs({"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
-                   "exclude_outside", "extrapolation_value"});
-    const Value& x = c.input(0);
-    if (x.shape.size() != 4) c.fail("only 4-D (NCHW) inputs are supported");
-    const std::string mode = c.attr_string("mode", "nearest");
-    const std::string coord = c.attr_string("coordinate_transformation_mode", "half_pixel");
-    Shape out;
-    if (c.has_input(3)) {
-        out = c.const_ints(3, "sizes");
-    } else {
-        size_t scales_at = c.input_count() == 2 ? 1 : 2;  // opset 10: (X, scales)
-        auto scales = c.const_floats(scales_at, "scales");
-        if (scales.size() != 4) c.fail("scales must have 4 entries");
-        for (size_t k = 0; k < 4; ++k)
-            out.push_back(
-                static_cast<int64_t>(static_cast<float>(x.shape[k]) * static_cast<float>(scales[k])));
-    }
-    if (out.size() != 4 || out[0] != x.shape[0] || out[1] != x.shape[1])
-        c.fail("only the two spatial axes may be resized");
-    const char* imode = nullptr;
-    if (mode == "nearest") {
-        if (coord != "asymmetric" || c.attr_string("nearest_mode", "round_prefer_floor") != "floor")
-            c.fail("nearest resize needs coordinate_transformation_mode=asymmetric and nearest_mode=floor");
-        imode = "NEAREST";
-    } else if (mode == "linear") {
-        if (coord != "half_pixel" && !(coord == "pytorch_half_pixel" && out[2] > 1 && out[3] > 1))
-            c.fail(fmt::format("linear resize with coordinate_transformation_mode '{}' is not supported",
-                               coord));
-        imode = "LINEAR";
-    } else {
-        c.fail(fmt::format("mode '{}' is not supported", mode));
-    }
-    ir::VarId y =
-        c.emit("Resize", {c.var(0), c.const_i32({out[2], out[3]})}, {{"imode", imode}, {"format", "NCHW"}});
-    c.set_output_var(0, y, x.elem_type, out);
-}
-
 constexpr OpHandler kHandlers[] = {
     {"Flatten", flatten},   {"Reshape", reshape}, {"Transpose", transpose}, {"Concat", concat},
     {"Split", split},       {"Squeeze", squeeze}, {"Unsqueeze", unsqueeze}, {"Shape", shape},
-    {"Constant", constant}, {"Pad", pad},         {"Resize", resize},
+    {"Constant", constant}, {"Pad", pad},
 };
 
 }  // namespace

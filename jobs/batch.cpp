@@ -15,11 +15,15 @@
 
 #include "engine/artifact_file.h"
 #include "engine/dump.h"
+#include "engine/eval/numeric_verify.h"
 #include "engine/strip_info.h"
+#include "engine/testcase/input_data.h"
+#include "engine/testcase/testcase_dump.h"
 #include "ir/error.h"
 #include "jobs/error_text.h"
 #include "jobs/memory_gate.h"
 #include "jobs/model_input.h"
+#include "formats/model_reader.h"
 #include "jobs/output_path.h"
 #include "jobs/scratch_pool.h"
 #include "jobs/stamp.h"
@@ -57,6 +61,52 @@ std::string with_model(const Job& job, std::string_view what) {
     const std::string label = job.input.string();
     if (text.starts_with(label)) return text;
     return fmt::format("{}: {}", label, text);
+}
+
+// The graph as read, executed once per job for verify_numeric: the values every
+// artifact of the job must reproduce.
+struct NumericReference {
+    engine::eval::Feeds feeds;
+    std::vector<engine::eval::EvalOutput> outputs;
+};
+
+// The artifact `options` would write, loaded again and executed on the
+// reference's inputs. Throws Error when a number differs beyond tolerance.
+ArtifactReport::Numeric check_numeric(const ir::Graph& g, const engine::DumpOptions& options,
+                                      std::optional<NumericReference>& reference, uint64_t seed) {
+    if (!reference) {
+        reference.emplace();
+        reference->feeds = engine::eval::random_feeds(g, seed);
+        reference->outputs = engine::eval::evaluate(g, reference->feeds);
+    }
+    auto bytes = std::make_shared<std::vector<std::byte>>(engine::dump_graph(g, options).bytes.to_bytes());
+    const formats::LoadedModel m = formats::read_model(*bytes, bytes);
+    const std::vector<engine::eval::EvalOutput> got = engine::eval::evaluate(m.graph, reference->feeds);
+    ArtifactReport::Numeric n;
+    for (size_t i = 0; i < got.size() && i < reference->outputs.size(); ++i) {
+        const auto d = engine::eval::diff_output(reference->outputs[i].name, got[i].value, reference->outputs[i].value);
+        if (!d.problem.empty())
+            throw Error(fmt::format("numeric check: output '{}': {}; not written", d.name, d.problem));
+        if (n.worst_output.empty() || d.max_rel > n.max_rel) n.worst_output = d.name;
+        n.max_abs = std::max(n.max_abs, d.max_abs);
+        n.max_rel = std::max(n.max_rel, d.max_rel);
+    }
+    if (n.max_rel > engine::eval::NumericReport::kFloatTolerance)
+        throw Error(fmt::format("numeric check: output '{}' differs from the graph as read by {:.3g} of its largest "
+                                "value (tolerance {:g}); not written",
+                                n.worst_output, n.max_rel, engine::eval::NumericReport::kFloatTolerance));
+    return n;
+}
+
+// append_json's merge (spec §8): values already there keep their place, new ones go to the end.
+void merge_strip_info(formats::StripInfo& into, const formats::StripInfo& from) {
+    auto append = [](std::vector<std::string>& to, const std::vector<std::string>& more) {
+        for (const std::string& s : more)
+            if (std::ranges::find(to, s) == to.end()) to.push_back(s);
+    };
+    append(into.opr_types, from.opr_types);
+    append(into.dtypes, from.dtypes);
+    append(into.elemwise_modes, from.elemwise_modes);
 }
 
 // A manifest entry's problems already say where in the manifest they are.
@@ -243,7 +293,9 @@ class Runner {
         if (!all) return false;
         for (size_t k = 0; k < job.variants.size(); ++k)
             mark_skipped(first_row_[w->slot] + k, *w->current[k], start);
+        // A test-case artifact's stamp also has what its asserts and test cases add.
         strip_infos_[w->slot] = w->current[0]->strip_info;
+        for (size_t k = 1; k < job.variants.size(); ++k) merge_strip_info(*strip_infos_[w->slot], w->current[k]->strip_info);
         input_bytes_[w->slot] = w->current[0]->input_bytes;
         return true;
     }
@@ -277,6 +329,11 @@ class Runner {
         if (!add(job.input)) return std::nullopt;
         for (const fs::path& p : in.dependencies)
             if (!add(p)) return std::nullopt;
+        // The .npy files and SPEC lists test cases read.
+        for (const Variant& v : job.variants)
+            if (v.options.testcases)
+                for (const fs::path& p : engine::testcase::files_read(v.options.testcases->input_data, manifest_.base_dir))
+                    if (!add(p)) return std::nullopt;
         return files;
     }
 
@@ -296,11 +353,12 @@ class Runner {
         if (!job.ok()) fail_job(w, entry_errors(job));
         if (w->input) {
             ScratchPool::Lease scratch = pool_->lease();
+            std::optional<NumericReference> reference;  // computed by the first variant that needs it
             for (size_t k = 0; k < job.variants.size(); ++k) {
                 if (k < w->current.size() && w->current[k])
                     mark_skipped(first_row_[w->slot] + k, *w->current[k], Clock::now());
                 else
-                    emit_variant(*w, job.variants[k], first_row_[w->slot] + k, scratch.get());
+                    emit_variant(*w, job.variants[k], first_row_[w->slot] + k, scratch.get(), reference);
             }
             strip_infos_[w->slot] = std::move(w->strip_info);
         }
@@ -313,7 +371,8 @@ class Runner {
 
     // The artifact's bytes live in `scratch` until written; leaving the try block
     // hands them back, so the next variant or job reuses the memory.
-    void emit_variant(const InFlight& w, const Variant& v, size_t row, formats::WriteScratch* scratch) {
+    void emit_variant(InFlight& w, const Variant& v, size_t row, formats::WriteScratch* scratch,
+                      std::optional<NumericReference>& reference) {
         ArtifactReport& a = report_.artifacts[row];
         const auto start = Clock::now();
         try {
@@ -321,15 +380,34 @@ class Runner {
             if (!options.metadata)
                 options.metadata = w.input->metadata;  // a re-dump keeps the model's metadata
             const fs::path artifact = resolve_output(options_.out_dir, v.output);
+            if (options_.verify_numeric) {
+                engine::DumpOptions model = options;
+                model.testcases.reset();  // the check is of the model as dumped
+                a.numeric = check_numeric(w.input->graph, model, reference, options_.numeric_seed);
+            }
             // Streamed into the temporary file by the pass that hashes it: each
             // weight is read once on its way to disk (engine/artifact_file.h).
             engine::AtomicFile file(artifact.string(), *ops_);
-            engine::Dumped d = engine::dump_graph(w.input->graph, options, scratch, &file);
+            engine::DumpResult result;
+            if (options.testcases) {
+                // Relative data paths are the manifest's; the random values depend on
+                // the job (by its input, as stamps name it), never on scheduling.
+                options.testcases->data_dir = manifest_.base_dir;
+                options.testcases->seed =
+                    engine::testcase::stream_seed(options.testcases->seed, 0, key_of(w.job->input));
+                engine::testcase::TestcaseDumped d =
+                    engine::testcase::write_testcase_file(w.input->graph, options, file, {.threads = 1});
+                result = std::move(d.model);
+                result.tot_bytes = d.file_bytes;  // the artifact's size, which stamps check
+                merge_strip_info(*w.strip_info, d.strip_info);
+            } else {
+                result = engine::dump_graph(w.input->graph, options, scratch, &file).result;
+            }
             file.commit();
             if (w.files)
                 write_stamp(stamp_path(options_.out_dir, v.output), make_stamp_key(*w.files, v.options),
-                            Stamped{d.result, *w.strip_info, w.input->file_bytes}, *ops_);
-            a.result = std::move(d.result);
+                            Stamped{result, *w.strip_info, w.input->file_bytes}, *ops_);
+            a.result = std::move(result);
             a.status = ArtifactStatus::Written;
         } catch (const std::exception& e) {
             a.status = ArtifactStatus::Failed;

@@ -29,6 +29,13 @@ struct BatchOptions {
     unsigned threads = 0;              // 0: every core
     uint64_t memory_budget = 0;        // 0: half of physical memory
     bool incremental = false;          // skip artifacts whose stamp matches
+    // Before an artifact is written, load its bytes again and execute them with
+    // the reference evaluator on deterministic inputs (seeded by numeric_seed and
+    // the job's input names) against the graph as read; an artifact whose numbers
+    // differ beyond NumericReport::kFloatTolerance (integers: at all) fails and is
+    // not written.
+    bool verify_numeric = false;
+    uint64_t numeric_seed = 0;
     Shard shard;
     engine::FileOps* file_ops = nullptr;  // nullptr: the real file system
     // Called after each job (from worker threads, one call at a time).

@@ -2,17 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
+#include "engine/testcase/input_data.h"
 #include "ir/error.h"
 
 namespace mgedump::jobs {
 namespace {
 
-constexpr std::array<std::string_view, 14> kOptionKeys = {
+constexpr std::array<std::string_view, 20> kOptionKeys = {
     "keep_var_name", "keep_opr_name",   "keep_param_name",      "keep_opr_priority", "no_change_graph",
     "strip_info_file", "append_json",   "metadata",             "dump_format",       "model_version",
-    "compat_older_version", "mgb_version", "dedup_params",      "optimize_for_inference"};
+    "compat_older_version", "mgb_version", "dedup_params",      "optimize_for_inference",
+    // trace.dump's test-case parameters (engine/testcase/testcase_options.h), and mgedump's seed.
+    "input_data", "repeat", "maxerr", "no_assert", "silent", "testcase_seed"};
 
 [[noreturn]] void bad(std::string_view ctx, std::string_view key, std::string_view what) {
     throw OptionError(fmt::format("{}: \"{}\": {}", ctx, key, what));
@@ -58,6 +63,11 @@ bool is_option_key(std::string_view key) {
 
 namespace {
 
+engine::testcase::TestcaseOptions& testcases(engine::DumpOptions& o) {
+    if (!o.testcases) o.testcases.emplace();
+    return *o.testcases;
+}
+
 void apply_option(const std::string& k, const Json& v, engine::DumpOptions& o, std::string_view ctx) {
     {
         if (k == "keep_var_name") {
@@ -91,6 +101,36 @@ void apply_option(const std::string& k, const Json& v, engine::DumpOptions& o, s
             // Jobs run concurrently: per-job strip-info files would race on one path
             // and could point outside OUT_DIR. The report carries the merged strip info.
             bad(ctx, k, "not available in a batch; the batch report has the merged strip info (\"strip_info\")");
+        } else if (k == "input_data") {
+            // null or [] turns test cases off (a variant of a job whose defaults have them).
+            std::vector<std::string> specs;
+            if (v.is_string()) specs.push_back(v.get<std::string>());
+            else if (v.is_array() && std::ranges::all_of(v, [](const Json& x) { return x.is_string(); }))
+                for (const Json& x : v) specs.push_back(x.get<std::string>());
+            else if (!v.is_null())
+                bad(ctx, k, fmt::format("expected a SPEC string, a list of them or null, got {}", v.dump()));
+            try {
+                for (const std::string& spec : specs)  // their syntax now; files are read when the job runs
+                    if (!spec.starts_with('@')) (void)engine::testcase::parse_case_spec(spec);
+            } catch (const OptionError& e) {
+                bad(ctx, k, e.what());
+            }
+            if (specs.empty()) o.testcases.reset();
+            else testcases(o).input_data = std::move(specs);
+        } else if (k == "repeat") {
+            const uint64_t r = get_uint(v, ctx, k, UINT32_MAX);
+            if (r == 0) bad(ctx, k, "expected an integer >= 1, got 0");
+            testcases(o).repeat = static_cast<uint32_t>(r);
+        } else if (k == "maxerr") {
+            if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+                bad(ctx, k, fmt::format("expected a number >= 0, got {}", v.dump()));
+            testcases(o).maxerr = v.get<double>();
+        } else if (k == "no_assert") {
+            testcases(o).no_assert = get_bool(v, ctx, k);
+        } else if (k == "silent") {
+            testcases(o).silent = get_bool(v, ctx, k);
+        } else if (k == "testcase_seed") {
+            testcases(o).seed = get_uint(v, ctx, k, UINT64_MAX);
         } else if (k == "optimize_for_inference") {
             bad(ctx, k, "mgedump does not run inference optimizations; dump an optimized graph instead");
         }
@@ -136,6 +176,11 @@ Json options_to_json(const engine::DumpOptions& o) {
     } else {
         j["metadata"] = nullptr;
     }
+    // Only when given, so the options of artifacts without test cases read as before.
+    if (o.testcases)
+        j["testcases"] = Json{{"input_data", o.testcases->input_data}, {"repeat", o.testcases->repeat},
+                              {"maxerr", o.testcases->maxerr},         {"no_assert", o.testcases->no_assert},
+                              {"silent", o.testcases->silent},         {"seed", o.testcases->seed}};
     return j;
 }
 

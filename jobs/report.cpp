@@ -54,6 +54,10 @@ nlohmann::ordered_json report_to_json(const BatchReport& r) {
             e["dedup_bytes_saved"] = d.dedup_bytes_saved;
             e["warnings"] = d.warnings;
         }
+        if (a.numeric)
+            e["numeric"] = J{{"max_abs", a.numeric->max_abs},
+                             {"max_rel", a.numeric->max_rel},
+                             {"worst_output", a.numeric->worst_output}};
         e["seconds"] = a.seconds;
         artifacts.push_back(std::move(e));
     }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,16 @@ struct ArtifactReport {
     std::string error;    // names the model, and the operator and field when known
     engine::DumpResult result;
     double seconds = 0;   // dump + write
+    // With verify_numeric: the artifact as it loads again, executed by the
+    // reference evaluator on the job's deterministic inputs, against the graph it
+    // was dumped from (engine/eval/numeric_verify.h); the largest difference over
+    // its outputs.
+    struct Numeric {
+        double max_abs = 0;
+        double max_rel = 0;
+        std::string worst_output;  // the output with the largest max_rel
+    };
+    std::optional<Numeric> numeric;
 };
 
 struct BatchTotals {

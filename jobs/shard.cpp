@@ -4,7 +4,6 @@
 #include <xxhash.h>
 
 #include <charconv>
-#include <cstdlib>
 
 #include "ir/error.h"
 
@@ -18,14 +17,6 @@ std::optional<uint64_t> parse_uint(std::string_view s) {
     return v;
 }
 
-Shard make_shard(uint64_t k, uint64_t n, std::string_view what) {
-    if (n == 0 || n > UINT32_MAX) throw OptionError(fmt::format("{}: shard count must be in [1, {}], got {}", what, UINT32_MAX, n));
-    if (k >= n) throw OptionError(fmt::format("{}: shard index {} is not below the shard count {}", what, k, n));
-    return Shard{static_cast<uint32_t>(k), static_cast<uint32_t>(n), ShardBy::Index, std::string(what)};
-}
-
-const char* std_getenv(const char* name) { return std::getenv(name); }
-
 }  // namespace
 
 Shard parse_shard(std::string_view text) {
@@ -33,32 +24,28 @@ Shard parse_shard(std::string_view text) {
     auto k = slash == std::string_view::npos ? std::nullopt : parse_uint(text.substr(0, slash));
     auto n = slash == std::string_view::npos ? std::nullopt : parse_uint(text.substr(slash + 1));
     if (!k || !n) throw OptionError(fmt::format("--shard: expected K/N (e.g. 0/4), got \"{}\"", text));
-    return make_shard(*k, *n, "--shard");
+    if (*n == 0 || *n > UINT32_MAX)
+        throw OptionError(fmt::format("--shard {}: the shard count must be in [1, {}]", text, UINT32_MAX));
+    if (*k >= *n) throw OptionError(fmt::format("--shard {}: shard index {} is not below the shard count {}", text, *k, *n));
+    return Shard{static_cast<uint32_t>(*k), static_cast<uint32_t>(*n), ShardBy::Index, fmt::format("--shard {}", text)};
 }
 
-std::optional<Shard> shard_from_environment(std::optional<uint32_t> count_hint, const char* (*getenv)(const char*)) {
-    if (!getenv) getenv = std_getenv;
-    auto num = [&](const char* name) -> std::optional<uint64_t> {
-        const char* v = getenv(name);
-        if (!v) return std::nullopt;
-        auto n = parse_uint(v);
-        if (!n) throw OptionError(fmt::format("{}={}: expected a non-negative integer", name, v));
-        return n;
-    };
-    if (auto id = num("SLURM_ARRAY_TASK_ID")) {
-        // Arrays may start anywhere (--array=1-8): shard K counts from the first task.
-        uint64_t min = num("SLURM_ARRAY_TASK_MIN").value_or(0);
-        auto count = count_hint ? std::optional<uint64_t>(*count_hint) : num("SLURM_ARRAY_TASK_COUNT");
-        if (!count) throw OptionError("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; pass --shard-count");
-        if (*id < min) throw OptionError(fmt::format("SLURM_ARRAY_TASK_ID {} is below SLURM_ARRAY_TASK_MIN {}", *id, min));
-        return make_shard(*id - min, *count, "SLURM_ARRAY_TASK_ID");
+Shard resolve_shard(std::string_view shard_flag, std::optional<uint32_t> shard_count, const Getenv& getenv) {
+    if (!shard_flag.empty()) {
+        Shard s = parse_shard(shard_flag);
+        if (shard_count && *shard_count != s.count)
+            throw OptionError(fmt::format("--shard {} and --shard-count {} disagree on the shard count; give one of them",
+                                          shard_flag, *shard_count));
+        return s;
     }
-    if (auto idx = num("JOB_COMPLETION_INDEX")) {
-        if (!count_hint)
-            throw OptionError("JOB_COMPLETION_INDEX is set (Kubernetes Indexed Job); pass --shard-count = .spec.completions");
-        return make_shard(*idx, *count_hint, "JOB_COMPLETION_INDEX");
-    }
-    return std::nullopt;
+    if (auto env = shard_from_environment(shard_count, getenv)) return *env;
+    if (shard_count)
+        throw OptionError(fmt::format(
+            "--shard-count {0} is given, but this is not an array task (neither SLURM_ARRAY_TASK_ID nor "
+            "JOB_COMPLETION_INDEX is set), so which shard to run is unknown; give --shard K/{0}, or drop "
+            "--shard-count to run the whole batch",
+            *shard_count));
+    return Shard{};
 }
 
 bool in_shard(const Job& job, const Shard& shard) {

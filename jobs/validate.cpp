@@ -7,9 +7,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <map>
 #include <utility>
 
+#include "engine/testcase/input_data.h"
 #include "jobs/output_path.h"
 
 namespace mgedump::jobs {
@@ -79,6 +81,7 @@ class Checker {
             const Job& job = m_.jobs[i];
             errors_.insert(errors_.end(), job.errors.begin(), job.errors.end());
             check_input(job);
+            check_testcase_data(job);
             for (const Variant& v : job.variants) check_output(job, v);
         }
         check_target("the report", t_.report);
@@ -97,6 +100,25 @@ class Checker {
         const fs::file_status st = fs::status(job.input, ec);
         if (!fs::exists(st)) add(fmt::format("{}: input {} does not exist", job.where, job.input.string()));
         else if (fs::is_directory(st)) add(fmt::format("{}: input {} is a directory", job.where, job.input.string()));
+    }
+
+    // The .npy files and SPEC lists of the job's test cases (engine/testcase/input_data.h).
+    void check_testcase_data(const Job& job) {
+        std::vector<fs::path> seen;
+        for (const Variant& v : job.variants) {
+            if (!v.options.testcases) continue;
+            try {
+                for (const fs::path& p : engine::testcase::files_read(v.options.testcases->input_data, m_.base_dir)) {
+                    if (std::ranges::find(seen, p) != seen.end()) continue;
+                    seen.push_back(p);
+                    std::error_code ec;
+                    if (!fs::is_regular_file(p, ec))
+                        add(fmt::format("{}: test-case data {} does not exist or is not a file", job.where, p.string()));
+                }
+            } catch (const Error& e) {
+                add(fmt::format("{}: {}", job.where, e.what()));
+            }
+        }
     }
 
     // The input of the batch `p` is, if any.

@@ -95,6 +95,35 @@ TEST_F(OnnxCli, AnUnreadableModelIsNamedOnceAndLeavesNoOutput) {
     EXPECT_FALSE(fs::exists(out));
 }
 
+// torch.onnx.export(..., dynamic_axes={"data": {0: "batch"}, ...}) gives symbolic dims.
+TEST_F(OnnxCli, InputShapeFixesTheSymbolicDimensionsOfADynamicAxesExport) {
+    OnnxModel m;
+    m.symbolic_input("data", {"batch", "3", "h", "w"}).output("prob");
+    m.ramp("conv.weight", {4, 3, 3, 3});
+    m.node("Conv", {"data", "conv.weight"}, {"c"});
+    m.node("GlobalAveragePool", {"c"}, {"p"});
+    m.node("Flatten", {"p"}, {"prob"});
+    const fs::path model = m.write(dir / "dynamic.onnx"), out = dir / "dynamic.mge";
+    CliRun r = run_cli("dump " + model.string() + " -o " + out.string());
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.out.find("dimension 0 ('batch') is symbolic; fix the input's shape with --input-shape data="),
+              std::string::npos)
+        << r.out;
+    r = run_cli("dump " + model.string() + " -o " + out.string() + " --input-shape data=2x3x10x9");
+    ASSERT_EQ(r.status, 0) << r.out;
+    formats::LoadedModel loaded = engine::load_file(out.string());
+    ir::OprId in = find_opr(loaded.graph, "Host2DeviceCopy");
+    auto shape = loaded.graph.tensor_shape(ir::TensorId(loaded.graph.oprs.tensors[in.value].begin));
+    EXPECT_EQ(std::vector<uint32_t>(shape.begin(), shape.end()), (std::vector<uint32_t>{2, 3, 10, 9}));
+    // Malformed, duplicated or unknown shapes are usage errors.
+    for (std::string bad :
+         {"--input-shape data=2x3xhx9", "--input-shape data=2x3x8x8 --input-shape data=1x3x8x8",
+          "--input-shape image=1x3x8x8 --input-shape data=1x3x8x8"}) {
+        r = run_cli("dump " + model.string() + " -o " + out.string() + " " + bad);
+        EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
+    }
+}
+
 TEST_F(OnnxCli, BatchManifestAcceptsOnnxInputs) {
     small_cnn("cnn.onnx");
     std::ofstream(dir / "jobs.json") << R"({"jobs": [{"input": "cnn.onnx", "output": "cnn.mge"}]})";

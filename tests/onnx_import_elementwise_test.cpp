@@ -149,5 +149,76 @@ TEST(OnnxElemwise, IntegerArithmeticOnConstantsIsFolded) {
     EXPECT_EQ(input_ints(g, find_opr(g, "Reshape"), 1), (std::vector<int32_t>{1, 12}));
 }
 
+// Integer Div and Pow keep ONNX's integer type and numbers (onnx.reference casts
+// np.divide / np.power back to the input type: Div truncates toward zero).
+ir::DTypeEnum output_dtype(const ir::Graph& g) { return g.vars.dtype[g.outputs.at(0).value].type; }
+
+TEST(OnnxElemwise, SignedIntegerDivTruncatesTowardZeroInTheInputType) {
+    OnnxModel m;
+    m.input("a", {8}, OnnxType::INT32).input("b", {8}, OnnxType::INT32).output("y", OnnxType::INT32);
+    m.node("Div", {"a", "b"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(output_dtype(g), ir::DTypeEnum::Int32);
+    EXPECT_EQ(count_ops(g, "TypeCvt"), 0u);
+    EXPECT_EQ(evaluate_values(g, {{"a", {7, -7, 7, -7, 0, 5, -1, 9}}, {"b", {2, 2, -2, -2, 3, -5, 4, 3}}}),
+              (std::vector<double>{3, -3, -3, 3, 0, -1, 0, 3}));
+    expect_round_trip(g);
+}
+
+TEST(OnnxElemwise, IntegerDivByPositiveConstantsNeedsOnlyTheDividendsSign) {
+    OnnxModel m(13);
+    m.input("a", {4}, OnnxType::INT64).output("y", OnnxType::INT64);
+    m.initializer_i64("d", {}, {3});
+    m.node("Div", {"a", "d"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), (V{"Elemwise", "Elemwise", "Elemwise", "Elemwise"}));  // ABS SIGN FLOOR_DIV MUL
+    EXPECT_EQ(evaluate_values(g, {{"a", {-7, 7, -2, 8}}}), (std::vector<double>{-2, 2, 0, 2}));
+}
+
+TEST(OnnxElemwise, UnsignedIntegerDivIsOneFloorDiv) {
+    OnnxModel m(14);
+    m.input("a", {4}, OnnxType::UINT8).input("b", {4}, OnnxType::UINT8).output("y", OnnxType::UINT8);
+    m.node("Div", {"a", "b"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), V{"Elemwise"});
+    EXPECT_EQ(enum_field(g, find_opr(g, "Elemwise"), "mode"), "FLOOR_DIV");
+    EXPECT_EQ(output_dtype(g), ir::DTypeEnum::Uint8);
+    // ONNX's test_div_uint8, first elements.
+    EXPECT_EQ(evaluate_values(g, {{"a", {16, 6, 0, 200}}, {"b", {11, 5, 23, 7}}}),
+              (std::vector<double>{1, 1, 0, 28}));
+}
+
+TEST(OnnxElemwise, IntegerPowWithAConstantIntegerExponentIsExactMultiplication) {
+    OnnxModel m(15);
+    m.input("x", {4}, OnnxType::INT32).output("y", OnnxType::INT32);
+    m.initializer_i64("n", {}, {5});
+    m.node("Pow", {"x", "n"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(output_dtype(g), ir::DTypeEnum::Int32);
+    EXPECT_EQ(count_ops(g, "TypeCvt"), 0u);
+    EXPECT_EQ(count_ops(g, "Elemwise"), 3u);  // x², x⁴, x⁴·x
+    // 37⁵ = 69343957 is beyond float32's exact integers.
+    EXPECT_EQ(evaluate_values(g, {{"x", {2, -3, 37, 0}}}), (std::vector<double>{32, -243, 69343957, 0}));
+}
+
+TEST(OnnxElemwise, IntegerPowWithAVariableExponentTruncatesLikeTheCast) {
+    OnnxModel m(15);
+    m.input("x", {4}, OnnxType::INT64).input("e", {4}).output("y", OnnxType::INT64);
+    m.node("Pow", {"x", "e"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(output_dtype(g), ir::DTypeEnum::Int32);
+    EXPECT_EQ(evaluate_values(g, {{"x", {2, 3, -2, 3}}, {"e", {0.5, 2, 3, 6}}}),
+              (std::vector<double>{1, 9, -8, 729}));
+}
+
+TEST(OnnxElemwise, FloatPowWithAnIntegerExponentStaysFloat) {
+    OnnxModel m(15);
+    m.input("x", {3}).input("e", {3}, OnnxType::INT32).output("y");
+    m.node("Pow", {"x", "e"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(output_dtype(g), ir::DTypeEnum::Float32);
+    expect_near_all(evaluate_values(g, {{"x", {1.5, 2, -3}}, {"e", {2, 5, 3}}}), {2.25, 32, -27});
+}
+
 }  // namespace
 }  // namespace mgedump::test

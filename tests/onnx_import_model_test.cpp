@@ -2,6 +2,7 @@
 // large models, and the errors for what cannot be converted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -58,6 +59,53 @@ TEST(OnnxModelImport, InitializersAreImmutableTensorsByDefaultAndNamedSharedDevi
     o.keep_param_name = true;
     engine::Dumped d = engine::dump_graph(shared, o);
     EXPECT_EQ(d.result.params, V{"conv.weight"});
+}
+
+// PyTorch's exporter merges identical initializers (convnext_tiny's zero biases):
+// one initializer read as a Conv bias (viewed (1, OC, 1, 1)) and elsewhere in its
+// own shape must stay one param, or --keep-param-name finds its name twice.
+TEST(OnnxModelImport, AnInitializerReadInSeveralShapesIsOneParamAndItsViewsAreReshapes) {
+    OnnxModel m;
+    m.input("x", {1, 3, 2, 2}).output("y").output("b_out");
+    m.ramp("w", {4, 3, 1, 1});
+    m.initializer("shared.bias", {4}, {0.5f, -1, 2, 0.25f});
+    m.node("Conv", {"x", "w", "shared.bias"}, {"c"});
+    m.initializer_i64("shape", {2}, {4, 4});
+    m.node("Reshape", {"c", "shape"}, {"r"});  // (4, 4): channels on axis 0
+    m.node("Transpose", {"r"}, {"rt"});        // (4, 4): channels on axis 1
+    m.node("Add", {"rt", "shared.bias"}, {"y"});
+    m.initializer_i64("col", {2}, {4, 1});
+    m.node("Reshape", {"shared.bias", "col"}, {"b_out"});  // a graph output that is a view of the param
+    for (bool shared : {false, true}) {
+        SCOPED_TRACE(shared ? "params_as_shared" : "constants");
+        ir::Graph g = m.import({.params_as_shared_device_tensor = shared});
+        if (shared) {
+            size_t named = 0;
+            for (size_t o = 0; o < g.oprs.size(); ++o)
+                named += ir::op_def(g.oprs.type[o]).name == "SharedDeviceTensor" &&
+                         g.str(g.oprs.name[o]) == "shared.bias";
+            EXPECT_EQ(named, 1u);
+            EXPECT_EQ(count_ops(g, "SharedDeviceTensor"), 2u);  // w and shared.bias
+            engine::DumpOptions o;
+            o.keep_param_name = true;
+            for (auto format : {engine::DumpFormat::FBS, engine::DumpFormat::FBS_V2}) {
+                o.dump_format = format;
+                engine::Dumped d = engine::dump_graph(g, o);
+                std::vector<std::string> params = d.result.params;
+                std::sort(params.begin(), params.end());
+                EXPECT_EQ(params, (V{"shared.bias", "w"}));
+            }
+        }
+        // y = conv(x)ᵀ + bias: bias[ch] lands on column ch.
+        std::vector<double> x(12, 0.0);
+        const auto out = evaluate(g, {{"x", x}});
+        ASSERT_EQ(out.size(), 2u);
+        const auto y = engine::eval::to_doubles(out[0].value), b = engine::eval::to_doubles(out[1].value);
+        const std::vector<double> bias{0.5, -1, 2, 0.25};
+        for (size_t i = 0; i < 16; ++i) EXPECT_DOUBLE_EQ(y[i], 2 * bias[i % 4]) << i;
+        EXPECT_EQ(b, bias);
+        expect_round_trip(g);
+    }
 }
 
 TEST(OnnxModelImport, ExternalDataIsReadFromTheSideFileAtItsOffset) {
@@ -152,7 +200,72 @@ TEST(OnnxModelImport, SymbolicInputDimensionIsAnErrorNamingTheInput) {
         ->set_dim_param("batch");
     m.node("Relu", {"x"}, {"y"});
     std::string msg = import_error(m);
-    EXPECT_NE(msg.find("graph input 'x': dimension 'batch' is symbolic"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("graph input 'x': dimension 0 ('batch') is symbolic; fix the input's shape with "
+                       "--input-shape x=DxDx..."),
+              std::string::npos)
+        << msg;
+}
+
+// What torch.onnx.export writes for x.view(x.size(0), -1) after a Conv, with
+// dynamic_axes on the batch and image axes.
+OnnxModel dynamic_axes_model() {
+    OnnxModel m;
+    m.symbolic_input("x", {"batch", "3", "height", "width"}).output("y");
+    m.ramp("w", {2, 3, 3, 3}, 0.01f);
+    set_attr(m.node("Conv", {"x", "w"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+    m.node("Shape", {"c"}, {"s"});
+    m.initializer_i64("zero", {}, {0});
+    set_attr(m.node("Gather", {"s", "zero"}, {"n"}), "axis", int64_t{0});
+    m.initializer_i64("ax0", {1}, {0});
+    m.node("Unsqueeze", {"n", "ax0"}, {"n1"});
+    m.initializer_i64("minus1", {1}, {-1});
+    set_attr(m.node("Concat", {"n1", "minus1"}, {"shape"}), "axis", int64_t{0});
+    m.node("Reshape", {"c", "shape"}, {"y"});
+    return m;
+}
+
+TEST(OnnxModelImport, InputShapesFixTheSymbolicDimensionsOfADynamicAxesExport) {
+    OnnxModel m = dynamic_axes_model();
+    EXPECT_NE(import_error(m).find("dimension 0 ('batch') is symbolic"), std::string::npos);
+    ir::Graph g = m.import({.input_shapes = {{"x", {2, 3, 5, 4}}}});
+    ir::OprId in = find_opr(g, "Host2DeviceCopy");
+    auto shape = g.tensor_shape(ir::TensorId(g.oprs.tensors[in.value].begin));
+    EXPECT_EQ(std::vector<uint32_t>(shape.begin(), shape.end()), (std::vector<uint32_t>{2, 3, 5, 4}));
+    EXPECT_EQ(compute_ops(g), (V{"Convolution", "Reshape"}));
+    EXPECT_EQ(input_ints(g, find_opr(g, "Reshape"), 1), (std::vector<int32_t>{2, 40}));
+    expect_round_trip(g);
+}
+
+TEST(OnnxModelImport, AGivenInputShapeMustFitTheModelsInputs) {
+    OnnxModel m = dynamic_axes_model();
+    auto error = [&](std::map<std::string, std::vector<int64_t>> shapes) {
+        try {
+            m.import({.input_shapes = std::move(shapes)});
+        } catch (const OptionError& e) {
+            return std::string(e.what());
+        }
+        ADD_FAILURE() << "import succeeded";
+        return std::string();
+    };
+    EXPECT_NE(error({{"x", {1, 3, 8}}})
+                  .find("graph input 'x': the given shape [1x3x8] has rank 3, the model declares rank 4"),
+              std::string::npos);
+    EXPECT_NE(error({{"x", {1, 4, 8, 8}}}).find("has 4 at axis 1, the model declares 3"), std::string::npos);
+    EXPECT_NE(error({{"x", {1, 3, 0, 8}}}).find("has dimension 0"), std::string::npos);
+    EXPECT_NE(error({{"x", {1, 3, 8, 8}}, {"image", {1}}})
+                  .find("an input shape is given for 'image', which is not a graph input (the inputs: x)"),
+              std::string::npos);
+}
+
+TEST(OnnxModelImport, InputShapeSpecsAreNameEqualsDimsJoinedByX) {
+    using formats::parse_onnx_input_shape;
+    EXPECT_EQ(parse_onnx_input_shape("x=1x3x224x224"),
+              (std::pair<std::string, std::vector<int64_t>>{"x", {1, 3, 224, 224}}));
+    EXPECT_EQ(parse_onnx_input_shape("a=b=7"), (std::pair<std::string, std::vector<int64_t>>{"a=b", {7}}));
+    EXPECT_EQ(parse_onnx_input_shape("scalar="),
+              (std::pair<std::string, std::vector<int64_t>>{"scalar", {}}));
+    for (const char* bad : {"x", "=1x2", "x=1xx2", "x=0x2", "x=1x", "x=-1", "x=1.5", "x=1,3"})
+        EXPECT_THROW(parse_onnx_input_shape(bad), OptionError) << bad;
 }
 
 TEST(OnnxModelImport, OperatorFromAnotherDomainIsAnError) {

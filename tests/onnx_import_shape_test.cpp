@@ -2,6 +2,9 @@
 // import-time folding of the Shape → Gather → Unsqueeze → Concat → Reshape chains.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "onnx_test_model.h"
 
 namespace mgedump::test {
@@ -182,6 +185,122 @@ TEST(OnnxPool, CeilModeMaxPoolPadsTheEdgeWithMinusInfinityFirst) {
     expect_round_trip(g);
 }
 
+// ONNX's pooling by its definition: window o of an axis starts at o·stride − pad_begin;
+// MAX and the excluding average see the input elements in it; count_include_pad
+// divides by the window clipped to the padded input (PyTorch's avg_pool2d and
+// ONNX Runtime: the part of a ceil_mode window beyond the padding is not counted).
+struct PoolRef {
+    int64_t kh, kw, sh, sw;
+    std::vector<int64_t> pads;  // top, left, bottom, right
+    bool ceil = false, max = false, include_pad = false;
+};
+int64_t pool_out(int64_t in, int64_t pb, int64_t pe, int64_t k, int64_t s, bool ceil) {
+    const int64_t span = in + pb + pe - k;
+    int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+    if (ceil && (out - 1) * s >= in + pb) --out;
+    return out;
+}
+std::vector<double> ref_pool(const std::vector<double>& x, const std::vector<int64_t>& shape,
+                             const PoolRef& p) {
+    const int64_t nc = shape[0] * shape[1], h = shape[2], w = shape[3];
+    const int64_t oh = pool_out(h, p.pads[0], p.pads[2], p.kh, p.sh, p.ceil);
+    const int64_t ow = pool_out(w, p.pads[1], p.pads[3], p.kw, p.sw, p.ceil);
+    std::vector<double> y;
+    for (int64_t c = 0; c < nc; ++c)
+        for (int64_t i = 0; i < oh; ++i)
+            for (int64_t j = 0; j < ow; ++j) {
+                const int64_t y0 = i * p.sh - p.pads[0], x0 = j * p.sw - p.pads[1];
+                double acc = p.max ? -INFINITY : 0;
+                int64_t n = 0;
+                for (int64_t yy = y0; yy < y0 + p.kh; ++yy)
+                    for (int64_t xx = x0; xx < x0 + p.kw; ++xx) {
+                        if (yy < 0 || yy >= h || xx < 0 || xx >= w) continue;
+                        const double v = x[static_cast<size_t>((c * h + yy) * w + xx)];
+                        acc = p.max ? std::max(acc, v) : acc + v;
+                        ++n;
+                    }
+                if (p.include_pad)
+                    n = (std::min(y0 + p.kh, h + p.pads[2]) - y0) * (std::min(x0 + p.kw, w + p.pads[3]) - x0);
+                y.push_back(p.max ? acc : acc / static_cast<double>(n));
+            }
+    return y;
+}
+
+std::vector<double> pool_input(size_t n) {
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<double>((i * 37) % 101) / 7.0;
+    return v;
+}
+
+ir::Graph pool_model(const char* op, const std::vector<int64_t>& shape, const PoolRef& p,
+                     const char* auto_pad = nullptr) {
+    OnnxModel m;
+    m.input("x", shape).output("y");
+    auto& n = m.node(op, {"x"}, {"y"}, "pool");
+    set_attr(n, "kernel_shape", std::vector<int64_t>{p.kh, p.kw});
+    set_attr(n, "strides", std::vector<int64_t>{p.sh, p.sw});
+    if (auto_pad)
+        set_attr(n, "auto_pad", auto_pad);
+    else
+        set_attr(n, "pads", p.pads);
+    if (p.ceil) set_attr(n, "ceil_mode", int64_t{1});
+    if (p.include_pad) set_attr(n, "count_include_pad", int64_t{1});
+    return m.import();
+}
+
+TEST(OnnxPool, AveragePoolCeilModeWithAPartialLastWindowAveragesWhatTheWindowCovers) {
+    // ONNX's test_averagepool_2d_ceil: the last window holds 2 of its 3 columns.
+    ir::Graph g = pool_model("AveragePool", {1, 1, 4, 4}, {3, 3, 2, 2, {0, 0, 0, 0}, true});
+    EXPECT_EQ(compute_ops(g), (V{"Padding", "Pooling", "Elemwise", "Elemwise"}));
+    EXPECT_EQ(enum_field(g, find_opr(g, "Pooling"), "mode"), "AVERAGE");
+    std::vector<double> x(16);
+    for (size_t i = 0; i < 16; ++i) x[i] = static_cast<double>(i + 1);
+    expect_near_all(evaluate_values(g, {{"x", x}}), {6, 7.5, 12, 13.5});
+    expect_round_trip(g);
+}
+
+TEST(OnnxPool, AveragePoolCeilModeCountsPaddingButNotTheWindowBeyondIt) {
+    const std::vector<int64_t> shape{1, 2, 6, 7};
+    const auto x = pool_input(84);
+    for (bool include : {true, false}) {
+        SCOPED_TRACE(include ? "count_include_pad=1" : "count_include_pad=0");
+        const PoolRef p{3, 3, 2, 2, {1, 1, 1, 1}, true, false, include};
+        ir::Graph g = pool_model("AveragePool", shape, p);
+        const auto got = evaluate_values(g, {{"x", x}});
+        expect_near_all(got, ref_pool(x, shape, p));
+        // torch.nn.functional.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=...) on the same
+        // values: channel 0's last row.
+        const std::vector<double> torch_row =
+            include ? std::vector<double>{2.428571428571429, 4.0, 4.476190476190477, 1.6190476190476193}
+                    : std::vector<double>{7.2857142857142865, 8.0, 8.952380952380954, 4.857142857142858};
+        expect_near_all(std::vector<double>(got.begin() + 12, got.begin() + 16), torch_row);
+    }
+}
+
+TEST(OnnxPool, AsymmetricPadsPadTheDifferenceFirstForBothPools) {
+    const std::vector<int64_t> shape{1, 2, 5, 6};
+    const auto x = pool_input(60);
+    for (bool max : {true, false}) {
+        SCOPED_TRACE(max ? "MaxPool" : "AveragePool");
+        const PoolRef p{2, 3, 1, 2, {0, 1, 1, 1}, false, max, false};  // SAME_UPPER-like: more at the end
+        ir::Graph g = pool_model(max ? "MaxPool" : "AveragePool", shape, p);
+        ir::OprId pad = find_opr(g, "Padding");
+        EXPECT_EQ(int_field(g, pad, "back_offset_dim2"), 1);
+        EXPECT_EQ(std::get<double>(field(g, pad, "padding_val")),
+                  max ? -std::numeric_limits<double>::infinity() : 0.0);
+        expect_near_all(evaluate_values(g, {{"x", x}}), ref_pool(x, shape, p));
+    }
+    // auto_pad SAME_UPPER / SAME_LOWER (ONNX's test_averagepool_2d_same_*).
+    for (const char* mode : {"SAME_UPPER", "SAME_LOWER"}) {
+        SCOPED_TRACE(mode);
+        const bool upper = std::string(mode) == "SAME_UPPER";
+        const PoolRef p{2, 2, 1, 1,
+                        upper ? std::vector<int64_t>{0, 0, 1, 1} : std::vector<int64_t>{1, 1, 0, 0}};
+        expect_near_all(evaluate_values(pool_model("AveragePool", shape, p, mode), {{"x", x}}),
+                        ref_pool(x, shape, p));
+    }
+}
+
 TEST(OnnxPool, GlobalAveragePoolIsOneWindowOverThePlane) {
     OnnxModel m;
     m.input("x", {1, 2, 7, 5}).output("y");
@@ -237,36 +356,6 @@ TEST(OnnxPool, SoftmaxKeepsTheAxis) {
     ir::Graph g = m.import();
     EXPECT_EQ(int_field(g, find_opr(g, "Softmax"), "axis"), 1);
     expect_round_trip(g);
-}
-
-TEST(OnnxShape, ResizeNearestAndLinearGiveTheOutputSize) {
-    OnnxModel m;
-    m.input("x", {1, 2, 4, 4}).output("a").output("b");
-    m.initializer("scales", {4}, {1, 1, 2, 2});
-    m.initializer_i64("sizes", {4}, {1, 2, 6, 3});
-    auto& n = m.node("Resize", {"x", "", "scales"}, {"a"});
-    set_attr(n, "mode", "nearest");
-    set_attr(n, "coordinate_transformation_mode", "asymmetric");
-    set_attr(n, "nearest_mode", "floor");
-    set_attr(m.node("Resize", {"x", "", "", "sizes"}, {"b"}), "mode", "linear");
-    ir::Graph g = m.import();
-    ir::OprId r0 = find_opr(g, "Resize", 0), r1 = find_opr(g, "Resize", 1);
-    EXPECT_EQ(enum_field(g, r0, "imode"), "NEAREST");
-    EXPECT_EQ(enum_field(g, r0, "format"), "NCHW");
-    EXPECT_EQ(input_ints(g, r0, 1), (I{8, 8}));
-    EXPECT_EQ(enum_field(g, r1, "imode"), "LINEAR");
-    EXPECT_EQ(input_ints(g, r1, 1), (I{6, 3}));
-    expect_round_trip(g);
-}
-
-TEST(OnnxShape, ResizeWithAlignCornersIsAnError) {
-    OnnxModel m;
-    m.input("x", {1, 2, 4, 4}).output("y");
-    m.initializer("scales", {4}, {1, 1, 2, 2});
-    auto& n = m.node("Resize", {"x", "", "scales"}, {"y"});
-    set_attr(n, "mode", "linear");
-    set_attr(n, "coordinate_transformation_mode", "align_corners");
-    EXPECT_THROW(m.import(), GraphError);
 }
 
 TEST(OnnxShape, PadIsPaddingWithFrontAndBackOffsets) {

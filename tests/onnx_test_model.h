@@ -6,13 +6,18 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "engine/dump.h"
+#include "engine/eval/elements.h"
+#include "engine/eval/evaluator.h"
 #include "formats/model_reader.h"
 #include "formats/onnx_import.h"
 #include "ir/error.h"
@@ -38,6 +43,23 @@ class OnnxModel {
         value_info(m_.mutable_graph()->add_input(), name, dims, type);
         return *this;
     }
+    // An input with symbolic dimensions (as torch.onnx.export's dynamic_axes writes
+    // them): a dim that is a number is fixed, any other text is a dim_param.
+    OnnxModel& symbolic_input(const std::string& name, const std::vector<std::string>& dims,
+                              int32_t type = OnnxType::FLOAT) {
+        auto* v = m_.mutable_graph()->add_input();
+        v->set_name(name);
+        auto* t = v->mutable_type()->mutable_tensor_type();
+        t->set_elem_type(type);
+        for (const std::string& d : dims) {
+            auto* dim = t->mutable_shape()->add_dim();
+            if (!d.empty() && std::all_of(d.begin(), d.end(), ::isdigit))
+                dim->set_dim_value(std::stoll(d));
+            else
+                dim->set_dim_param(d);
+        }
+        return *this;
+    }
     OnnxModel& output(const std::string& name, int32_t type = OnnxType::FLOAT) {
         auto* v = m_.mutable_graph()->add_output();
         v->set_name(name);
@@ -48,6 +70,13 @@ class OnnxModel {
                                    const std::vector<float>& values) {
         auto* t = m_.mutable_graph()->add_initializer();
         fill(*t, name, dims, OnnxType::FLOAT, values.data(), values.size() * 4);
+        return *t;
+    }
+    // An initializer of any element type from its little-endian bytes.
+    onnx::TensorProto& initializer_bytes(const std::string& name, std::vector<int64_t> dims, int32_t type,
+                                         const void* data, size_t size) {
+        auto* t = m_.mutable_graph()->add_initializer();
+        fill(*t, name, dims, type, data, size);
         return *t;
     }
     onnx::TensorProto& initializer_i64(const std::string& name, std::vector<int64_t> dims,
@@ -218,6 +247,35 @@ inline std::vector<uint32_t> input_shape(const ir::Graph& g, ir::OprId o, size_t
     ir::Range tr = g.oprs.tensors[holder.value];
     auto s = g.tensor_shape(ir::TensorId(tr.begin));
     return {s.begin(), s.end()};
+}
+
+// Runs `g` on the reference evaluator (engine/eval, MegDNN's definitions) with
+// the named inputs given as doubles (converted to each input's dtype).
+inline std::vector<engine::eval::EvalOutput> evaluate(
+    const ir::Graph& g, const std::map<std::string, std::vector<double>>& inputs) {
+    engine::eval::Feeds feeds;
+    for (const engine::eval::GraphInput& in : engine::eval::graph_inputs(g)) {
+        auto it = inputs.find(in.name);
+        if (it == inputs.end()) {
+            ADD_FAILURE() << "no value for input " << in.name;
+            continue;
+        }
+        feeds.emplace(in.name, engine::eval::from_doubles(in.dtype, in.shape, it->second));
+    }
+    return engine::eval::evaluate(g, feeds);
+}
+// Output 0's values.
+inline std::vector<double> evaluate_values(const ir::Graph& g,
+                                           const std::map<std::string, std::vector<double>>& inputs) {
+    return engine::eval::to_doubles(evaluate(g, inputs).at(0).value);
+}
+
+// Every element within `tol` (relative to max(1, |want|)) of `want`.
+inline void expect_near_all(const std::vector<double>& got, const std::vector<double>& want,
+                            double tol = 1e-5) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i]))) << "element " << i;
 }
 
 // Dumps in both formats and loads back. As is (no_change_graph) the loaded graph

@@ -2,6 +2,7 @@
 // benchmarks' naive baseline regrows from FlatBuffers' default size and pools
 // shared strings in FlatBuffers' set): the bytes must be the ones mgedump's
 // pre-sized, hash-pooled builder writes, in both formats.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -20,7 +21,7 @@ ir::Graph graph_bigger_than_default_builder() {
     for (int i = 0; i < 6; ++i) {
         std::vector<std::byte> w(64 * 64 * 4);
         for (size_t k = 0; k < w.size(); ++k) w[k] = static_cast<std::byte>(k * 7 + i);
-        x = b.op("MatrixMul", {x, b.param("w" + std::to_string(i), f32, {64, 64}, std::move(w))});
+        x = b.op("MatrixMul", {x, b.param(fmt::format("w{}", i), f32, {64, 64}, std::move(w))});
     }
     b.output(x, "y");
     return b.finish();

@@ -14,7 +14,7 @@ BUILD=$ROOT/build-fuzz
 JOBS=${JOBS:-2}
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-  -DMGEDUMP_FUZZ=ON -DMGEDUMP_SANITIZE=ON -DMGEDUMP_BUILD_TESTS=OFF -DMGEDUMP_BUILD_BENCH=OFF >/dev/null
+  -DMGEDUMP_FUZZ=ON -DMGEDUMP_SANITIZE=ON -DMGEDUMP_WERROR=ON -DMGEDUMP_BUILD_TESTS=OFF -DMGEDUMP_BUILD_BENCH=OFF >/dev/null
 cmake --build "$BUILD" -j"$JOBS" --target fuzz_read_v1 fuzz_read_v2 mgedump
 
 # Seeds: real files, Appendix C, and re-dumps of each in both formats and several options.

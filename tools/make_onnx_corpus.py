@@ -7,8 +7,13 @@ Run with Debian's interpreter (python3-torch, python3-torchvision, python3-onnx)
 
     /usr/bin/python3 tools/make_onnx_corpus.py OUT_DIR [--only NAME ...]
 
-Writes OUT_DIR/<name>.onnx and OUT_DIR/<name>.expect.json. Offline: weights=None,
-fixed seeds. The corpus lives in the build tree and is never committed.
+Writes OUT_DIR/<name>.onnx and OUT_DIR/<name>.expect.json, and the numeric reference
+for the evaluator's check (tests/corpus/onnx_corpus_eval_check.cpp): OUT_DIR/<name>.input.npy,
+the very input the export traces (torch.manual_seed(0), then the model, then
+torch.randn: deterministic), and OUT_DIR/<name>.torch.<k>.npy, PyTorch's eval-mode
+forward of it (output k of the flattened result, float32 as PyTorch computes it).
+Offline: weights=None, fixed seeds. The corpus lives in the build tree and is never
+committed.
 
 The expectations restate the importer's documented mapping (formats/ONNX_IMPORT.md)
 as counts over the ONNX graph, so the C++ check (tests/corpus/onnx_corpus_check.cpp)
@@ -49,7 +54,7 @@ import numpy as np
 
 # Bump whenever the expectation files gain or change a field (tools/corpus_test.sh
 # regenerates files with another version; the C++ check refuses them).
-EXPECT_VERSION = 3
+EXPECT_VERSION = 4
 
 # Operand positions that are shape-like: constant operands the importer folds or
 # turns into fresh constants, never params.
@@ -360,15 +365,15 @@ def helper_np_to_elem(dtype):
     return mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)]
 
 
-def torch_outputs(result):
-    """[{"shape", "dtype"}] for a forward result (a tensor or a nest of them)."""
+def flat_tensors(result):
+    """The tensors of a forward result (a tensor or a nest of them), in output order."""
     import torch
 
     flat = []
 
     def walk(r):
         if isinstance(r, torch.Tensor):
-            flat.append({"shape": [int(d) for d in r.shape], "dtype": str(r.dtype).replace("torch.", "")})
+            flat.append(r)
         elif isinstance(r, (list, tuple)):
             for x in r:
                 walk(x)
@@ -380,6 +385,12 @@ def torch_outputs(result):
 
     walk(result)
     return flat
+
+
+def torch_outputs(result):
+    """[{"shape", "dtype"}] for a forward result (a tensor or a nest of them)."""
+    return [{"shape": [int(d) for d in r.shape], "dtype": str(r.dtype).replace("torch.", "")}
+            for r in flat_tensors(result)]
 
 
 def models():
@@ -430,13 +441,23 @@ def main():
         path = os.path.join(args.out_dir, f"{name}.onnx")
         with torch.no_grad():
             # The forward PyTorch computes, on the very input the export traces.
-            reference = torch_outputs(model(example))
+            result = model(example)
+            reference = torch_outputs(result)
+            np.save(os.path.join(args.out_dir, f"{name}.input.npy"), example.numpy())
+            output_files = []
+            for k, t in enumerate(flat_tensors(result)):
+                output_files.append(f"{name}.torch.{k}.npy")
+                np.save(os.path.join(args.out_dir, output_files[-1]), t.numpy())
             torch.onnx.export(model, example, path, opset_version=args.opset, input_names=["input"],
                               output_names=["output"], do_constant_folding=True, **export)
         exported = onnx.load(path)
         expect = expectations(exported)
         expect["expect_version"] = EXPECT_VERSION
         expect["torch_outputs"] = reference
+        expect["input_file"] = f"{name}.input.npy"
+        expect["torch_output_files"] = output_files
+        # Logits of ImageNet's 1000 classes: the evaluator's argmax must be PyTorch's.
+        expect["classifier"] = name != "transformer_encoder"
         expect["value_info"] = static_tensor_types(exported.graph.value_info)
         expect["value_info_total"] = len(exported.graph.value_info)
         expect["declared_outputs"] = static_tensor_types(exported.graph.output)

@@ -4,6 +4,8 @@
 #   tools/setup.sh           what the build and the test suite need
 #   tools/setup.sh --corpus  also PyTorch/torchvision (the ONNX corpus generator) and gnuplot
 #                            (the benchmark chart); large, so only for corpus tests and benchmarks
+#   tools/setup.sh --slurm   also Slurm and MUNGE, for tools/slurm_test.sh (a one-node cluster on
+#                            loopback); the options combine (--corpus --slurm)
 set -euo pipefail
 
 packages=(
@@ -13,10 +15,15 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   pybind11-dev python3-dev python3-pytest python3-numpy python3-onnx
+  libopenblas-dev libonnx-testdata
 )
-if [[ "${1:-}" == --corpus ]]; then
-  packages+=(python3-torch python3-torchvision gnuplot-nox)
-fi
+for option in "$@"; do
+  case "$option" in
+    --corpus) packages+=(python3-torch python3-torchvision gnuplot-nox) ;;
+    --slurm) packages+=(slurmctld slurmd slurm-client munge) ;;
+    *) echo "setup: unknown option '$option' (known: --corpus, --slurm)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,6 +2,8 @@
 # Set up, build, and run the whole test suite (every GoogleTest case through ctest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Slurm and MUNGE too: ctest then runs tools/slurm_test.sh (a one-node cluster on loopback).
+bash tools/setup.sh --slurm
 bash tools/build.sh
 build_dir=build
 [[ "${MGEDUMP_SANITIZE:-0}" == 1 ]] && build_dir=build-asan

@@ -1,8 +1,26 @@
 // Elemwise modes older loaders lack, spelled with modes they have. Structures and
 // operand orders follow MegEngine's OprLoadDumpImplV2<opr::Elemwise>::replace_opr
-// (src/opr/impl/basic_arith.sereg.h); constants are Float32 scalars, cast to x's dtype
-// only when x is not Float32 (RELU6 and SIGN always ask for the cast, which is a
-// no-op for a Float32 x since TypeCvt::make returns its input unchanged).
+// (src/opr/impl/basic_arith.sereg.h) where MegEngine's spelling computes the mode
+// (MegDNN's kern_defs.cuh); where it does not, ours differs (README, "Deliberate
+// differences"):
+//   SIGN               LT(0,x) − LT(x,0); MegEngine's LT(x,0) − LT(0,x) is −sign(x).
+//   SINH               (EXPM1(x) − EXPM1(−x))/2; MegEngine's u(u+2)/(2(u+1)) is −inf
+//                      for x ≤ −17.4 (u+1 rounds to 0) and NaN for x > 88.7.
+//   ASINH, ACOSH       forms that neither square x nor cancel: MegEngine's
+//                      log(x + sqrt(x²±1)) is −inf for x ≤ −4096, inf once x²
+//                      overflows (|x| > 1.8e19), and ASINH is 0 for |x| < 6e-8.
+//   ATANH              odd in |x|: MegEngine's log1p(2x/(1−x))/2 loses ~5e-6 relative
+//                      as x → −1.
+//   CLIP, RELU6,       MIN/MAX operands in the order that gives a NaN x what the
+//   PRELU              mode gives (MIN/MAX return their second operand on NaN).
+//                      MegEngine's Elemwise::make orders the operands of these
+//                      commutative modes by var id, so its files hold
+//                      MIN(hi, MAX(x, lo)), MIN(6, MAX(x, 0)) and
+//                      FUSE_MUL_ADD3(w, MIN(x, 0), MAX(x, 0)): lo, 0 and 0 for NaN.
+// HSIGMOID is what MegEngine's files hold (the id order puts the constants first),
+// which keeps NaN. Constants are Float32 scalars, cast to x's dtype only when x is
+// not Float32 (a no-op for a Float32 x since TypeCvt::make returns its input
+// unchanged).
 #include "engine/passes/rules.h"
 
 namespace mgedump::engine::passes {
@@ -39,56 +57,76 @@ void rewrite_cosh(FragmentBuilder& b) {
 }
 
 void rewrite_sinh(FragmentBuilder& b) {
-    // sinh(x) = u(u+2) / (2(u+1)) with u = expm1(x): accurate near 0.
+    // Two EXPM1 of the same sign as the result add without cancelling, so the
+    // result stays within 2 ulps of sinhf, near 0 included.
     Ref x = b.in(0);
-    Ref two = constant_like_x(b, 2.0f);
     Ref half = constant_like_x(b, 0.5f);
-    Ref one = constant_like_x(b, 1.0f);
-    Ref u = b.elemwise(Ew::EXPM1, {x});
-    Ref half_u = b.elemwise(Ew::MUL, {u, half});
-    Ref u_plus_1 = b.elemwise(Ew::ADD, {u, one});
-    Ref u_plus_2 = b.elemwise(Ew::ADD, {u, two});
-    Ref ratio = b.elemwise(Ew::TRUE_DIV, {half_u, u_plus_1});
-    b.set_output(b.elemwise(Ew::MUL, {ratio, u_plus_2}));
+    Ref up = b.elemwise(Ew::EXPM1, {x});
+    Ref down = b.elemwise(Ew::EXPM1, {b.elemwise(Ew::NEGATE, {x})});
+    b.set_output(b.elemwise(Ew::MUL, {b.elemwise(Ew::SUB, {up, down}), half}));
 }
 
-// log(x + sqrt(x^2 ± 1)): ASINH adds, ACOSH subtracts.
-void rewrite_log_of_x_plus_root(FragmentBuilder& b, Ew add_or_sub) {
-    Ref x = b.in(0);
-    Ref two = constant_like_x(b, 2.0f);
-    Ref half = constant_like_x(b, 0.5f);
-    Ref one = constant_like_x(b, 1.0f);
-    Ref x_sq = b.elemwise(Ew::POW, {x, two});
-    Ref inner = b.elemwise(add_or_sub, {x_sq, one});
-    Ref root = b.elemwise(Ew::POW, {inner, half});
-    b.set_output(b.elemwise(Ew::LOG, {b.elemwise(Ew::ADD, {x, root})}));
+// sign(x) as 1, 0 or −1 in x's dtype: 0 for 0 and NaN, like Elemwise SIGN.
+Ref sign_of(FragmentBuilder& b, Ref x, Ref zero) {
+    Ref positive = b.elemwise(Ew::LT, {zero, x});
+    Ref negative = b.elemwise(Ew::LT, {x, zero});
+    return b.elemwise(Ew::SUB, {positive, negative});
 }
 
-void rewrite_asinh(FragmentBuilder& b) { rewrite_log_of_x_plus_root(b, Ew::ADD); }
-void rewrite_acosh(FragmentBuilder& b) { rewrite_log_of_x_plus_root(b, Ew::SUB); }
+void rewrite_asinh(FragmentBuilder& b) {
+    // asinh(x) = sign(x)·log1p(a + a²/(1 + sqrt(1 + a²))), a = |x|, with a²/(…)
+    // spelled a/(r + sqrt(r² + 1)), r = 1/a, which neither overflows for large a
+    // nor loses a small one (a = 0 gives 0/inf = 0).
+    Ref x = b.in(0);
+    Ref zero = constant_like_x(b, 0.0f);
+    Ref one = constant_like_x(b, 1.0f);
+    Ref half = constant_like_x(b, 0.5f);
+    Ref a = b.elemwise(Ew::ABS, {x});
+    Ref r = b.elemwise(Ew::TRUE_DIV, {one, a});
+    Ref root = b.elemwise(Ew::POW, {b.elemwise(Ew::ADD, {b.elemwise(Ew::MUL, {r, r}), one}), half});
+    Ref tail = b.elemwise(Ew::TRUE_DIV, {a, b.elemwise(Ew::ADD, {r, root})});
+    Ref magnitude = b.elemwise(Ew::LOG1P, {b.elemwise(Ew::ADD, {a, tail})});
+    b.set_output(b.elemwise(Ew::MUL, {sign_of(b, x, zero), magnitude}));
+}
+
+void rewrite_acosh(FragmentBuilder& b) {
+    // acosh(x) = log1p(t + sqrt(t)·sqrt(x + 1)), t = x − 1 (exact near 1): x² − 1
+    // is never formed, so it neither cancels near 1 nor overflows; x < 1 gives
+    // sqrt(t) = NaN, as acoshf does.
+    Ref x = b.in(0);
+    Ref one = constant_like_x(b, 1.0f);
+    Ref half = constant_like_x(b, 0.5f);
+    Ref t = b.elemwise(Ew::SUB, {x, one});
+    Ref root_t = b.elemwise(Ew::POW, {t, half});
+    Ref root_x_plus_1 = b.elemwise(Ew::POW, {b.elemwise(Ew::ADD, {x, one}), half});
+    Ref root = b.elemwise(Ew::MUL, {root_t, root_x_plus_1});
+    b.set_output(b.elemwise(Ew::LOG1P, {b.elemwise(Ew::ADD, {t, root})}));
+}
 
 void rewrite_atanh(FragmentBuilder& b) {
-    // atanh(x) = log1p(2x / (1 - x)) / 2
+    // atanh(x) = sign(x)·log1p(2a/(1 − a))/2, a = |x|: the log1p argument stays
+    // ≥ 0, where log1p is well conditioned (for x → −1 it would approach −1).
     Ref x = b.in(0);
+    Ref zero = constant_like_x(b, 0.0f);
     Ref two = constant_like_x(b, 2.0f);
     Ref one = constant_like_x(b, 1.0f);
-    Ref two_x = b.elemwise(Ew::MUL, {two, x});
-    Ref one_minus_x = b.elemwise(Ew::SUB, {one, x});
-    Ref log1p = b.elemwise(Ew::LOG1P, {b.elemwise(Ew::TRUE_DIV, {two_x, one_minus_x})});
-    b.set_output(b.elemwise(Ew::TRUE_DIV, {log1p, two}));
+    Ref a = b.elemwise(Ew::ABS, {x});
+    Ref two_a = b.elemwise(Ew::MUL, {two, a});
+    Ref one_minus_a = b.elemwise(Ew::SUB, {one, a});
+    Ref log1p = b.elemwise(Ew::LOG1P, {b.elemwise(Ew::TRUE_DIV, {two_a, one_minus_a})});
+    Ref magnitude = b.elemwise(Ew::TRUE_DIV, {log1p, two});
+    b.set_output(b.elemwise(Ew::MUL, {sign_of(b, x, zero), magnitude}));
 }
 
 void rewrite_clip(FragmentBuilder& b) {
-    Ref lower_bounded = b.elemwise(Ew::MAX, {b.in(0), b.in(1)});
+    // MAX(lo, x) is NaN for a NaN x and MIN(NaN, hi) is hi, as CLIP gives.
+    Ref lower_bounded = b.elemwise(Ew::MAX, {b.in(1), b.in(0)});
     b.set_output(b.elemwise(Ew::MIN, {lower_bounded, b.in(2)}));
 }
 
 void rewrite_sign(FragmentBuilder& b) {
     Ref x = b.in(0);
-    Ref zero = constant_like_x(b, 0.0f);
-    Ref negative = b.elemwise(Ew::LT, {x, zero});
-    Ref positive = b.elemwise(Ew::LT, {zero, x});
-    b.set_output(b.elemwise(Ew::SUB, {negative, positive}));
+    b.set_output(sign_of(b, x, constant_like_x(b, 0.0f)));
 }
 
 void rewrite_hsigmoid(FragmentBuilder& b) {
@@ -97,7 +135,9 @@ void rewrite_hsigmoid(FragmentBuilder& b) {
     Ref zero = constant_like_x(b, 0.0f);
     Ref three = constant_like_x(b, 3.0f);
     Ref shifted = b.elemwise(Ew::ADD, {x, three});
-    Ref clipped = b.elemwise(Ew::MIN, {b.elemwise(Ew::MAX, {shifted, zero}), six});
+    // NaN stays NaN through MAX(0, ·) and MIN(6, ·), as in HSIGMOID and in
+    // MegEngine's files.
+    Ref clipped = b.elemwise(Ew::MIN, {six, b.elemwise(Ew::MAX, {zero, shifted})});
     b.set_output(b.elemwise(Ew::TRUE_DIV, {clipped, six}));
 }
 
@@ -105,16 +145,18 @@ void rewrite_relu6(FragmentBuilder& b) {
     Ref x = b.in(0);
     Ref six = constant_like_x(b, 6.0f);
     Ref zero = constant_like_x(b, 0.0f);
-    b.set_output(b.elemwise(Ew::MIN, {b.elemwise(Ew::MAX, {x, zero}), six}));
+    // RELU6 gives 6 for NaN (x ≤ 0 and x ≤ 6 are false): MAX(0, NaN) is NaN and
+    // MIN(NaN, 6) is 6.
+    b.set_output(b.elemwise(Ew::MIN, {b.elemwise(Ew::MAX, {zero, x}), six}));
 }
 
 void rewrite_prelu(FragmentBuilder& b) {
-    // min(x, 0) * w + max(x, 0)
+    // min(0, x) * w + max(0, x); a NaN x stays NaN in both parts.
     Ref x = b.in(0);
     Ref weight = b.in(1);
     Ref zero = constant_like_x(b, 0.0f);
-    Ref negative_part = b.elemwise(Ew::MIN, {x, zero});
-    Ref positive_part = b.elemwise(Ew::MAX, {x, zero});
+    Ref negative_part = b.elemwise(Ew::MIN, {zero, x});
+    Ref positive_part = b.elemwise(Ew::MAX, {zero, x});
     b.set_output(b.elemwise(Ew::FUSE_MUL_ADD3, {negative_part, weight, positive_part}));
 }
 

@@ -1,6 +1,6 @@
 // ElemwiseMultiType comparisons (Bool results) and Where, spelled with Elemwise and
 // TypeCvt. Structures follow MegEngine's replace_opr in src/opr/impl/nn_int.sereg.h
-// and src/opr/impl/misc.sereg.h.
+// and src/opr/impl/misc.sereg.h, except ISINF (below).
 #include <limits>
 #include <vector>
 
@@ -42,11 +42,12 @@ void rewrite_isnan(FragmentBuilder& b) {
 }
 
 void rewrite_isinf(FragmentBuilder& b) {
-    // MegEngine compares with +inf only, so -inf is not detected; kept as is.
+    // |x| == +inf, as ISINF is isinf(float(x)). MegEngine compares x itself with
+    // +inf, which misses −inf (README, "Deliberate differences").
     Ref x = b.in(0);
     Ref inf = b.scalar_f32(std::numeric_limits<float>::infinity(), b.input_var(0));
-    Ref as_float = b.type_cvt(x, kFloat32);
-    b.set_output(b.type_cvt(b.elemwise(Ew::EQ, {as_float, inf}), kBool));
+    Ref magnitude = b.elemwise(Ew::ABS, {b.type_cvt(x, kFloat32)});
+    b.set_output(b.type_cvt(b.elemwise(Ew::EQ, {magnitude, inf}), kBool));
 }
 
 }  // namespace
@@ -72,12 +73,15 @@ Rule multi_type_rule(uint32_t mode) {
 
 void rewrite_where(FragmentBuilder& b) {
     // where(mask, x, y) = switch_gt0(m, x) + switch_gt0(1 - m, y), m = mask in x's dtype.
-    // The 1.0 is a plain Float32 scalar (SymbolVar's `1.0f - var`), not cast.
+    // The 1.0 is a Float32 scalar (SymbolVar's `1.0f - var`), cast to x's dtype
+    // when that is not Float32: MegEngine's Float32 1.0 promotes the sum to
+    // Float32, so its dumper refuses Where on other dtypes.
     Ref x = b.in(1);
     Ref y = b.in(2);
     Ref m = b.type_cvt(b.in(0), b.dtype(x));
     Ref take_x = b.elemwise(Ew::SWITCH_GT0, {m, x});
-    Ref inverse = b.elemwise(Ew::SUB, {b.scalar_f32(1.0f, b.input_var(0)), m});
+    Ref one = b.type_cvt(b.scalar_f32(1.0f, b.input_var(0)), b.dtype(x));
+    Ref inverse = b.elemwise(Ew::SUB, {one, m});
     Ref take_y = b.elemwise(Ew::SWITCH_GT0, {inverse, y});
     b.set_output(b.elemwise(Ew::ADD, {take_x, take_y}));
 }

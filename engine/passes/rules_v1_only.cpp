@@ -21,8 +21,12 @@ void rewrite_softmax(FragmentBuilder& b) {
 }
 
 void rewrite_layer_norm(FragmentBuilder& b) {
-    // Flattens the normalized trailing dims into one axis, computes mean and
-    // 1/sqrt(E[x²] − mean² + eps) there, and restores the shape.
+    // Flattens the normalized trailing dims into one axis, normalizes there and
+    // restores the shape. The outline (GetVarShape, Subtensor, Concat, Reshape with
+    // an unspecified axis) is MegEngine's; the variance is the mean of (x − mean)²,
+    // as MegDNN's LayerNorm computes it: MegEngine's E[x²] − mean² and x·r − mean·r
+    // cancel once |mean| is large against the spread (README, "Deliberate
+    // differences").
     const ir::VarId x_var = b.input_var(0);
     const uint64_t normalized_dim = b.uint_field("normalized_dim");
     const float eps = static_cast<float>(b.float_field("eps"));
@@ -37,6 +41,8 @@ void rewrite_layer_norm(FragmentBuilder& b) {
         throw GraphError(fmt::format("{}: normalized_dim {} exceeds the input's {} dimensions", b.describe(),
                                      normalized_dim, ndim));
     const auto kept_dims = static_cast<int32_t>(ndim - normalized_dim);
+    // LayerNormForward reads weight and bias only with affine.
+    const bool affine = b.int_field("affine") != 0 && b.input_count() == 3;
 
     Ref x = b.in(0);
     Ref shape = b.get_var_shape(x);
@@ -45,24 +51,12 @@ void rewrite_layer_norm(FragmentBuilder& b) {
     Ref minus_one = b.scalar_i32(-1, x_var);
     Ref flat = b.reshape(x, b.concat({kept_shape, minus_one}, 0), kept_dims);
     Ref mean = b.reduce(flat, ReduceMode::MEAN, -1);
-    Ref sum_sq = b.reduce(flat, ReduceMode::SUM_SQR, -1);
-    // n = elements per normalized slice = prod(shape(x)) / prod(shape(sum_sq)).
-    Ref sum_sq_shape = b.get_var_shape(sum_sq);
-    Ref total = b.reduce(shape, ReduceMode::PRODUCT, 0);
-    Ref slices = b.reduce(sum_sq_shape, ReduceMode::PRODUCT, 0);
-    Ref n = b.type_cvt(b.elemwise(Ew::FLOOR_DIV, {total, slices}), b.dtype(x));
-    Ref inv_n = b.pow_c(n, -1.0f);
-    Ref eps_var = b.scalar_f32(eps, x_var);
-    Ref mean_sq_plus_eps = b.elemwise(Ew::FUSE_MUL_ADD3, {sum_sq, inv_n, eps_var});
-    Ref mean_squared = b.pow_c(mean, 2.0f);
-    Ref inv_std = b.pow_c(b.elemwise(Ew::SUB, {mean_sq_plus_eps, mean_squared}), -0.5f);
-    Ref neg_mean = b.elemwise(Ew::NEGATE, {mean});
-    Ref shift = b.elemwise(Ew::MUL, {neg_mean, inv_std});
-    Ref normalized = b.elemwise(Ew::FUSE_MUL_ADD3, {flat, inv_std, shift});
-    Ref y = b.reshape(normalized, shape);
+    Ref centered = b.elemwise(Ew::SUB, {flat, mean});
+    Ref var = b.reduce(b.elemwise(Ew::MUL, {centered, centered}), ReduceMode::MEAN, -1);
+    Ref inv_std = b.pow_c(b.elemwise(Ew::ADD, {var, b.scalar_f32(eps, x_var)}), -0.5f);
+    Ref y = b.reshape(b.elemwise(Ew::MUL, {centered, inv_std}), shape);
 
-    // Affine is decided by the inputs present, as in MegEngine, not by the param.
-    if (b.input_count() == 3) y = b.elemwise(Ew::ADD, {b.elemwise(Ew::MUL, {y, b.in(1)}), b.in(2)});
+    if (affine) y = b.elemwise(Ew::ADD, {b.elemwise(Ew::MUL, {y, b.in(1)}), b.in(2)});
     b.set_output(y);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace mgedump::ir::indexing {
@@ -47,6 +48,54 @@ std::string apply_slice(uint32_t size_ax_u, std::optional<int64_t> begin_opt, st
     out.step = step;
     out.size = static_cast<uint32_t>((std::abs(end - begin) + step_abs - 1) / step_abs);
     return {};
+}
+
+IndexItems index_items(std::span<const IndexDescMaskItem> masks, size_t first) {
+    IndexItems out;
+    int next = static_cast<int>(first);
+    for (const IndexDescMaskItem& m : masks) {
+        IndexItem it;
+        it.axis = m.axis;
+        if (m.begin) it.begin = next++;
+        if (m.end) it.end = next++;
+        if (m.step) it.step = next++;
+        if (m.idx) it.idx = next++;
+        out.items.push_back(it);
+    }
+    out.end = static_cast<size_t>(next);
+    return out;
+}
+
+std::vector<size_t> sorted_order(std::span<const IndexItem> items) {
+    std::vector<size_t> order(items.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](size_t l, size_t r) {
+        const int32_t a0 = items[l].axis, a1 = items[r].axis;
+        return (a0 < 0) == (a1 < 0) ? a0 > a1 : a0 < 0;
+    });
+    return order;
+}
+
+std::vector<size_t> megdnn_order(std::span<const IndexItem> items) {
+    std::vector<size_t> order = sorted_order(items);
+    std::reverse(order.begin(), order.end());
+    return order;
+}
+
+void remove_axes(Shape& shape, std::vector<int64_t>& strides, std::span<const uint32_t> axes) {
+    Shape s;
+    std::vector<int64_t> st;
+    for (uint32_t a = 0; a < shape.ndim; ++a) {
+        if (std::find(axes.begin(), axes.end(), a) != axes.end()) continue;
+        s.dim[s.ndim++] = shape.dim[a];
+        st.push_back(strides[a]);
+    }
+    if (s.ndim == 0) {
+        s = Shape::of({1});
+        st = {1};
+    }
+    shape = s;
+    strides = std::move(st);
 }
 
 std::vector<int64_t> contiguous_strides(const Shape& s) {

@@ -1,6 +1,8 @@
 // Slicing arithmetic the shape and indexing families share: MegEngine's
-// Slice::apply on one axis (src/core/impl/tensor.cpp), and strided views of a
-// row-major value (what a Subtensor, Dimshuffle or Broadcast of a known value is).
+// Slice::apply on one axis (src/core/impl/tensor.cpp), strided views of a
+// row-major value (what a Subtensor, Dimshuffle or Broadcast of a known value
+// is), and the index items of an indexing operator's param as both inference
+// (rules_indexing.cpp) and the evaluator (engine/eval/indexing_items.cpp) read them.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "ir/infer.h"
+#include "ir/param_schema.h"
 
 namespace mgedump::ir::indexing {
 
@@ -26,6 +29,33 @@ struct AxisSlice {
 // empty on success.
 std::string apply_slice(uint32_t size_ax, std::optional<int64_t> begin, std::optional<int64_t> end,
                         std::optional<int64_t> step, bool scalar_idx, AxisSlice& out);
+
+// One IndexDescMaskDump item with the positions of the inputs that give its
+// begin, end, step or index (-1: not given).
+struct IndexItem {
+    int32_t axis = 0;  // as written (may be negative)
+    int begin = -1, end = -1, step = -1, idx = -1;
+};
+
+struct IndexItems {
+    std::vector<IndexItem> items;
+    size_t end = 0;  // the position after the last input the items take
+};
+
+// The items' inputs follow them from position `first` on, each item's begin,
+// end, step, idx in turn (IndexDescMaskDump::to_index_desc).
+IndexItems index_items(std::span<const IndexDescMaskItem> masks, size_t first);
+
+// FancyIndexingHelper::init's order of the items (cmp_by_axis_rev): negative
+// axes first, then descending.
+std::vector<size_t> sorted_order(std::span<const IndexItem> items);
+// The order MegDNN receives the vector indices in: the reverse of sorted_order
+// (ascending for axes of one sign).
+std::vector<size_t> megdnn_order(std::span<const IndexItem> items);
+
+// `shape` and its `strides` without `axes` (the scalar-indexed ones); all
+// removed leaves [1] (do_make_sub_spec's axis_to_remove).
+void remove_axes(Shape& shape, std::vector<int64_t>& strides, std::span<const uint32_t> axes);
 
 // Row-major strides of a contiguous shape, in elements.
 std::vector<int64_t> contiguous_strides(const Shape& s);

@@ -21,52 +21,28 @@ namespace {
 
 const DType kInt32 = DType::of(DTypeEnum::Int32);
 
-// One IndexDescMaskDump item with the positions of its inputs (-1: not given).
-struct Item {
-    int32_t axis = 0;
-    int begin = -1, end = -1, step = -1, idx = -1;
-};
+using indexing::IndexItem;
 
-// The items and their inputs, which follow the items in order, each item's
-// begin, end, step, idx (IndexDescMaskDump::to_index_desc).
-std::vector<Item> parse_items(const InferContext& ctx, size_t first) {
+// The items and the positions of their inputs (indexing::index_items), checked
+// as MegEngine's loader and FancyIndexingHelper check them.
+std::vector<IndexItem> parse_items(const InferContext& ctx, size_t first) {
     const auto& masks = std::get<std::vector<IndexDescMaskItem>>(ctx.field("items"));
     // indexing_helper_sereg.h:43: the loader asserts nr_item < MAX_NDIM.
     if (masks.size() >= kMaxNdim)
         ctx.fail("has {} index items; MegEngine's loader takes at most {}", masks.size(), kMaxNdim - 1);
-    std::vector<Item> items;
-    int next = static_cast<int>(first);
+    indexing::IndexItems parsed = indexing::index_items(masks, first);
     for (size_t k = 0; k < masks.size(); ++k) {
         const IndexDescMaskItem& m = masks[k];
         const bool slice = m.begin || m.end || m.step;
         // indexing_helper.cpp:112: either a slice or an index, not both, not neither.
         if (m.idx == slice) ctx.fail("index item {} (axis {}) must give either an index or a slice", k, m.axis);
-        Item it;
-        it.axis = m.axis;
-        if (m.begin) it.begin = next++;
-        if (m.end) it.end = next++;
-        if (m.step) it.step = next++;
-        if (m.idx) it.idx = next++;
-        for (const Item& prev : items)
-            if (prev.axis == it.axis) ctx.fail("index items name axis {} twice", it.axis);
-        items.push_back(it);
+        for (size_t j = 0; j < k; ++j)
+            if (parsed.items[j].axis == m.axis) ctx.fail("index items name axis {} twice", m.axis);
     }
-    if (static_cast<size_t>(next) != ctx.nr_inputs())
-        ctx.fail("the index items take {} index inputs, the operator has {}", next - static_cast<int>(first),
+    if (parsed.end != ctx.nr_inputs())
+        ctx.fail("the index items take {} index inputs, the operator has {}", parsed.end - first,
                  ctx.nr_inputs() - first);
-    return items;
-}
-
-// FancyIndexingHelper::init's order (cmp_by_axis_rev): negative axes first,
-// then descending.
-std::vector<size_t> sorted_order(const std::vector<Item>& items) {
-    std::vector<size_t> order(items.size());
-    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), [&](size_t l, size_t r) {
-        const int32_t a0 = items[l].axis, a1 = items[r].axis;
-        return (a0 < 0) == (a1 < 0) ? a0 > a1 : a0 < 0;
-    });
-    return order;
+    return std::move(parsed.items);
 }
 
 // A scalar index input's value (static_cast_dtype_safe: integral); nullopt
@@ -101,15 +77,15 @@ enum class IdxMode {
 };
 
 // false when a value the view needs is not known.
-bool apply_items(const InferContext& ctx, const std::vector<Item>& items, const Shape& in, IdxMode mode, View& out) {
+bool apply_items(const InferContext& ctx, const std::vector<IndexItem>& items, const Shape& in, IdxMode mode, View& out) {
     out.shape = in;
     out.strides = indexing::contiguous_strides(in);
     out.base = 0;
     out.idx_axes.clear();
     std::vector<bool> seen(in.ndim, false);
     bool known = true;
-    for (size_t k : sorted_order(items)) {
-        const Item& it = items[k];
+    for (size_t k : indexing::sorted_order(items)) {
+        const IndexItem& it = items[k];
         auto axis = normalize_axis(it.axis, in.ndim);
         if (!axis) ctx.fail("index item axis {} is out of range for an input of {} dims", it.axis, in.ndim);
         if (seen[*axis]) ctx.fail("two index items name axis {} of an input of {} dims", *axis, in.ndim);
@@ -145,29 +121,14 @@ bool apply_items(const InferContext& ctx, const std::vector<Item>& items, const 
     return known;
 }
 
-// The view without the scalar-indexed axes; all removed leaves [1]
-// (do_make_sub_spec's axis_to_remove).
-void remove_idx_axes(View& v) {
-    Shape s;
-    std::vector<int64_t> st;
-    for (uint32_t a = 0; a < v.shape.ndim; ++a) {
-        if (std::find(v.idx_axes.begin(), v.idx_axes.end(), a) != v.idx_axes.end()) continue;
-        s.dim[s.ndim++] = v.shape.dim[a];
-        st.push_back(v.strides[a]);
-    }
-    if (s.ndim == 0) {
-        s = Shape::of({1});
-        st = {1};
-    }
-    v.shape = s;
-    v.strides = std::move(st);
-}
+// The view without the scalar-indexed axes.
+void remove_idx_axes(View& v) { indexing::remove_axes(v.shape, v.strides, v.idx_axes); }
 
 // Subtensor: slices and scalar indices; the shape needs the slice values only.
 void subtensor(InferContext& ctx) {
     ctx.expect_inputs(1, 1 << 30);
     const DType d = ctx.dtype(0);
-    const std::vector<Item> items = parse_items(ctx, 1);
+    const std::vector<IndexItem> items = parse_items(ctx, 1);
     const Shape& in = ctx.shape(0);
     View view;
     if (!in.known() || !apply_items(ctx, items, in, IdxMode::kScalarFake, view)) {
@@ -199,7 +160,7 @@ void modify_subtensor(InferContext& ctx, bool incr) {
     ctx.expect_inputs(2, 1 << 30);
     need_same_dtype(ctx, 0, 1);
     const DType d = ctx.dtype(0);
-    const std::vector<Item> items = parse_items(ctx, 2);
+    const std::vector<IndexItem> items = parse_items(ctx, 2);
     const Shape& in = ctx.shape(0);
     View view;
     if (!in.known() || !apply_items(ctx, items, in, IdxMode::kScalarReal, view)) {
@@ -241,12 +202,10 @@ struct VecIndex {
 
 // The index items of a vector-indexing operator, as MegDNN receives them (the
 // reverse of the sorted order: ascending for axes of one sign).
-std::vector<VecIndex> vector_indices(const std::vector<Item>& items, uint32_t ndim) {
+std::vector<VecIndex> vector_indices(const std::vector<IndexItem>& items, uint32_t ndim) {
     std::vector<VecIndex> out;
-    std::vector<size_t> order = sorted_order(items);
-    std::reverse(order.begin(), order.end());
-    for (size_t k : order) {
-        const Item& it = items[k];
+    for (size_t k : indexing::megdnn_order(items)) {
+        const IndexItem& it = items[k];
         if (it.idx < 0) continue;
         out.push_back({*normalize_axis(it.axis, ndim), it.idx});
     }
@@ -254,8 +213,8 @@ std::vector<VecIndex> vector_indices(const std::vector<Item>& items, uint32_t nd
 }
 
 // indexing_helper.cpp:115: vector indices are Int32.
-void need_int32_indices(const InferContext& ctx, const std::vector<Item>& items) {
-    for (const Item& it : items)
+void need_int32_indices(const InferContext& ctx, const std::vector<IndexItem>& items) {
+    for (const IndexItem& it : items)
         if (it.idx >= 0 && ctx.dtype(it.idx).valid && ctx.dtype(it.idx) != kInt32)
             ctx.fail("the index for axis {} (input {}) is {}; indices must be Int32", it.axis, it.idx,
                      dtype_string(ctx.dtype(it.idx)));
@@ -319,7 +278,7 @@ std::optional<Shape> vector_indexed_shape(const InferContext& ctx, VecKind kind,
 void vector_get(InferContext& ctx, VecKind kind) {
     ctx.expect_inputs(2, 1 << 30);
     const DType d = ctx.dtype(0);
-    const std::vector<Item> items = parse_items(ctx, 1);
+    const std::vector<IndexItem> items = parse_items(ctx, 1);
     need_int32_indices(ctx, items);
     const Shape& in = ctx.shape(0);
     View view;
@@ -335,7 +294,7 @@ void vector_modify(InferContext& ctx, VecKind kind) {
     ctx.expect_inputs(3, 1 << 30);
     need_same_dtype(ctx, 0, 1);
     const DType d = ctx.dtype(0);
-    const std::vector<Item> items = parse_items(ctx, 2);
+    const std::vector<IndexItem> items = parse_items(ctx, 2);
     need_int32_indices(ctx, items);
     const Shape& in = ctx.shape(0);
     const Shape& vs = ctx.shape(1);

@@ -11,6 +11,8 @@
 // (the exporter's value_info; PyTorch 1.13 records none, so onnx's shape inference of
 // the exported file — see tools/make_onnx_corpus.py).
 //
+// The evaluator's check against PyTorch's outputs is tests/corpus/onnx_corpus_eval_check.cpp.
+//
 //   MGEDUMP_ONNX_CORPUS=DIR build/mgedump_corpus_tests
 #include <gtest/gtest.h>
 
@@ -30,25 +32,12 @@
 #include "formats/onnx_importer.h"
 #include "formats/onnx_model_file.h"
 #include "ir/op_registry.h"
+#include "tests/corpus/onnx_corpus.h"
 
 namespace mgedump::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path corpus_dir() {
-    const char* env = std::getenv("MGEDUMP_ONNX_CORPUS");
-    return env ? fs::path(env) : fs::path(MGEDUMP_SOURCE_DIR) / "build" / "onnx-corpus";
-}
-
-std::vector<std::string> corpus_models() {
-    std::vector<std::string> names;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(corpus_dir(), ec))
-        if (e.path().extension() == ".onnx") names.push_back(e.path().stem().string());
-    std::sort(names.begin(), names.end());
-    return names;
-}
 
 // MegEngine operator families that correspond one to one to ONNX operators.
 const std::map<std::string, std::vector<std::string_view>>& families() {
@@ -88,8 +77,7 @@ class OnnxCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxCorpus, ConvertsToBothFormatsAndMatchesTheOnnxGraph) {
     const fs::path model = corpus_dir() / (GetParam() + ".onnx");
-    nlohmann::json expect =
-        nlohmann::json::parse(std::ifstream(corpus_dir() / (GetParam() + ".expect.json")));
+    nlohmann::json expect = read_expectations(GetParam());
     ir::Graph g = formats::import_onnx(model, {.params_as_shared_device_tensor = true});
     for (auto format : {engine::DumpFormat::FBS, engine::DumpFormat::FBS_V2}) {
         SCOPED_TRACE(format == engine::DumpFormat::FBS ? "FBS" : "FBS_V2");
@@ -120,9 +108,6 @@ TEST_P(OnnxCorpus, ConvertsToBothFormatsAndMatchesTheOnnxGraph) {
             static_cast<long long>(c.params), static_cast<long long>(c.param_bytes), bytes->size());
     }
 }
-
-// Bump with EXPECT_VERSION in tools/make_onnx_corpus.py.
-constexpr int kExpectVersion = 3;
 
 // The MegEngine dtype an ONNX element type imports as (INT64 → Int32, DOUBLE →
 // Float32: formats/ONNX_IMPORT.md); nullopt for types the corpus does not use.
@@ -174,8 +159,7 @@ std::string describe_var(const ir::Graph& g, ir::VarId v) {
 
 TEST_P(OnnxCorpus, InfersTheShapesOfPyTorchAndOfOnnxValueInfo) {
     const fs::path model = corpus_dir() / (GetParam() + ".onnx");
-    nlohmann::json expect =
-        nlohmann::json::parse(std::ifstream(corpus_dir() / (GetParam() + ".expect.json")));
+    nlohmann::json expect = read_expectations(GetParam());
     ASSERT_EQ(expect.value("expect_version", 1), kExpectVersion)
         << "stale expectation file; tools/corpus_test.sh regenerates it";
 

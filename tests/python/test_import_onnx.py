@@ -58,3 +58,37 @@ def test_an_unsupported_node_is_an_error_naming_it(tmp_path):
 def test_a_missing_file_is_an_error_naming_it(tmp_path):
     with pytest.raises(mgedump.SerializationError, match="nope.onnx"):
         mgedump.import_onnx(tmp_path / "nope.onnx")
+
+
+def test_input_shapes_fix_the_symbolic_dims_of_a_dynamic_axes_export(tmp_path):
+    torch = pytest.importorskip("torch")
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+        def forward(self, x):
+            y = torch.relu(self.conv(x))
+            return y.view(y.size(0), -1)
+
+    torch.manual_seed(0)
+    net = Net().eval()
+    path = tmp_path / "dynamic.onnx"
+    torch.onnx.export(net, torch.randn(1, 3, 6, 6), str(path), opset_version=13, input_names=["x"],
+                      output_names=["y"], dynamic_axes={"x": {0: "batch", 2: "h", 3: "w"}, "y": {0: "batch"}})
+    with pytest.raises(mgedump.SerializationError, match=r"graph input 'x': dimension 0 \('batch'\) is symbolic"):
+        mgedump.import_onnx(path)
+
+    result = mgedump.import_onnx(path, input_shapes={"x": (2, 3, 5, 7)})
+    x = np.random.default_rng(0).standard_normal((2, 3, 5, 7)).astype(np.float32)
+    (got,) = mgedump.run(result.output_vars_list, {"x": x}).values()
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy()
+    assert got.shape == (2, 4 * 5 * 7)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+    with pytest.raises(ValueError, match="not a graph input"):
+        mgedump.import_onnx(path, input_shapes={"x": [1, 3, 4, 4], "image": [1]})
+    with pytest.raises(ValueError, match="has 4 at axis 1, the model declares 3"):
+        mgedump.import_onnx(path, input_shapes={"x": [1, 4, 4, 4]})

@@ -16,9 +16,11 @@
 #include "jobs/manifest.h"
 #include "jobs/progress.h"
 #include "jobs/shard.h"
+#include "jobs/thread_count.h"
 #include "jobs/validate.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/dump_flags.h"
+#include "tools/cli/testcase_flags.h"
 
 namespace mgedump::cli {
 namespace {
@@ -29,9 +31,11 @@ struct BatchCommand {
     std::string input;
     std::string out_dir;
     std::string report;
-    unsigned threads = 0;
+    std::string threads;  // "" (absent or empty): the CPUs of this task (jobs/thread_count.h)
     std::string memory_budget;
     bool incremental = false;
+    bool verify_numeric = false;
+    uint64_t numeric_seed = 0;
     std::string shard;
     std::optional<uint32_t> shard_count;
     std::string shard_by = "index";
@@ -39,6 +43,7 @@ struct BatchCommand {
     bool verbose = false;
     bool allow_empty = false;
     DumpFlags flags;
+    TestcaseFlags testcases;  // every job's, unless its manifest entry says otherwise
 };
 
 // Below this a batch cannot keep one small model, its write buffer and the
@@ -65,9 +70,7 @@ int refuse(const std::vector<std::string>& errors) {
 }
 
 jobs::Shard pick_shard(const BatchCommand& c) {
-    jobs::Shard s;
-    if (!c.shard.empty()) s = jobs::parse_shard(c.shard);
-    else if (auto env = jobs::shard_from_environment(c.shard_count)) s = *env;
+    jobs::Shard s = jobs::resolve_shard(c.shard, c.shard_count);
     s.by = c.shard_by == "name" ? jobs::ShardBy::Name : jobs::ShardBy::Index;
     return s;
 }
@@ -78,13 +81,16 @@ int run_batch_command(const BatchCommand& c) {
     std::optional<std::string> strip_info_file = defaults.strip_info_file;
     defaults.strip_info_file.reset();
     defaults.append_json = false;
+    defaults.testcases = to_testcase_options(c.testcases, "--testcases");
     engine::check_options(defaults);
 
     jobs::BatchOptions o;
     o.out_dir = c.out_dir;
-    o.threads = c.threads;
+    o.threads = jobs::thread_count(c.threads);
     o.memory_budget = memory_budget(c.memory_budget);
     o.incremental = c.incremental;
+    o.verify_numeric = c.verify_numeric;
+    o.numeric_seed = c.numeric_seed;
     o.shard = pick_shard(c);
 
     const std::string report_path = c.report.empty() ? (fs::path(c.out_dir) / "report.json").string() : c.report;
@@ -133,15 +139,26 @@ void register_batch(CLI::App& app) {
     cmd->add_option("-o,--output", c->out_dir, "directory the artifacts are written into (created if missing)")
         ->required();
     cmd->add_option("--report", c->report, "where the JSON report goes (default OUT_DIR/report.json)");
-    cmd->add_option("--threads", c->threads, "worker threads (default: every core)")->check(CLI::Range(1u, 4096u));
+    cmd->add_option("--threads", c->threads,
+                    "worker threads, 1-4096 (default, also for an empty value: SLURM_CPUS_PER_TASK or "
+                    "SLURM_CPUS_ON_NODE in a Slurm job, else every CPU this process may run on)");
     cmd->add_option("--memory-budget", c->memory_budget,
                     "models in flight are admitted while their estimated size fits, e.g. 512M, 4G "
                     "(default: half of physical memory)");
     cmd->add_flag("--incremental", c->incremental,
                   "skip artifacts whose input, options and engine version are unchanged since they were written");
+    cmd->add_flag("--verify-numeric", c->verify_numeric,
+                  "before writing each artifact, load it again and execute it with the reference evaluator "
+                  "against the model as read (deterministic inputs); one that changes a number fails and is "
+                  "not written; the report records each artifact's largest difference");
+    cmd->add_option("--numeric-seed", c->numeric_seed, "seed of the --verify-numeric inputs (default 0)");
     cmd->add_option("--shard", c->shard,
-                    "run shard K of N (K/N, 0-based); default from SLURM_ARRAY_TASK_ID/COUNT or JOB_COMPLETION_INDEX");
-    cmd->add_option("--shard-count", c->shard_count, "N for JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs)")
+                    "run shard K of N (K/N, 0-based); default: a Slurm array task's place in its array "
+                    "((SLURM_ARRAY_TASK_ID - _MIN) / _STEP of _COUNT), or with --shard-count its task ID, "
+                    "or JOB_COMPLETION_INDEX");
+    cmd->add_option("--shard-count", c->shard_count,
+                    "fix the number of shards N: the index is then SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX "
+                    "(so a re-submitted array task runs its own shard); required for Kubernetes Indexed Jobs")
         ->check(CLI::Range(1u, 1u << 30));
     cmd->add_option("--shard-by", c->shard_by, "index (job index mod N) or name (hash of the output name)")
         ->check(CLI::IsMember({"index", "name"}));
@@ -150,6 +167,7 @@ void register_batch(CLI::App& app) {
     cmd->add_flag("--allow-empty", c->allow_empty,
                   "an empty manifest or a directory without models is a success, not an error");
     add_dump_flags(*cmd, c->flags);
+    add_testcase_flags(*cmd, c->testcases, "--testcases");
     cmd->callback([c] {
         try {
             set_exit_code(run_batch_command(*c));

@@ -11,6 +11,7 @@ void register_batch(CLI::App& app);
 void register_inspect(CLI::App& app);
 void register_convert(CLI::App& app);
 void register_verify(CLI::App& app);
+void register_run(CLI::App& app);
 
 // The exit code decided by the subcommand that ran (0 = success).
 int exit_code();

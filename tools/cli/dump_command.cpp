@@ -1,7 +1,10 @@
 // `mgedump dump GRAPH.json|MODEL.onnx... -o OUT.mge [options]`: graphs to one artifact. Several
 // inputs (or --append to an existing file) give several graphs in one file, one
-// after the other, as MegEngine's trace.dump(append=True) does (spec §11.3).
+// after the other, as MegEngine's trace.dump(append=True) does (spec §11.3). With
+// --input-data the artifact is MegEngine's test-case file instead: the model with
+// its asserts and its test cases (spec §11.4, engine/testcase/testcase_dump.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,6 +15,7 @@
 
 #include "engine/artifact_file.h"
 #include "engine/dump.h"
+#include "engine/testcase/testcase_dump.h"
 #include "formats/graph_json.h"
 #include "formats/onnx_import.h"
 #include "ir/error.h"
@@ -19,6 +23,7 @@
 #include "tools/cli/dump_flags.h"
 #include "tools/cli/input_kind.h"
 #include "tools/cli/result_print.h"
+#include "tools/cli/testcase_flags.h"
 
 namespace mgedump::cli {
 namespace {
@@ -29,8 +34,17 @@ struct DumpCommand {
     bool append = false;
     bool quiet = false;
     formats::OnnxImportOptions onnx;
+    std::vector<std::string> input_shapes;  // --input-shape NAME=DIMS (ONNX inputs)
     DumpFlags flags;
+    TestcaseFlags testcases;
 };
+
+// What a test-case file adds to the model's dump result.
+std::string testcases_text(const engine::testcase::TestcaseDumped& t, const engine::testcase::TestcaseOptions& o) {
+    return fmt::format("  test-case file (mgbtest0): {} bytes, {} test case(s) of [{}], {}\n", t.file_bytes,
+                       t.cases.size(), fmt::join(t.input_names, ", "),
+                       o.no_assert ? std::string("no asserts") : fmt::format("AssertEqual maxerr {:g}", o.maxerr));
+}
 
 std::vector<std::byte> read_existing(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -47,7 +61,15 @@ void run_dump(const DumpCommand& c) {
     std::string current = c.inputs.empty() ? "" : c.inputs.front();
     try {
         engine::DumpOptions options = to_options(c.flags);
+        options.testcases = to_testcase_options(c.testcases, "--input-data");
         engine::check_options(options);  // reject bad combinations before reading anything
+        formats::OnnxImportOptions onnx = c.onnx;
+        for (const std::string& spec : c.input_shapes)
+            if (!onnx.input_shapes.insert(formats::parse_onnx_input_shape(spec)).second)
+                throw OptionError(fmt::format("--input-shape {}: that input's shape is already given", spec));
+        if (options.testcases && (c.inputs.size() != 1 || c.append))
+            throw OptionError("--input-data writes a test-case file, which holds one model and its test cases "
+                              "(load_and_run reads no more): give one input and no --append");
         for (const std::string& input : c.inputs) {
             current = input;
             if (input_kind(input) == InputKind::Mge)
@@ -56,6 +78,7 @@ void run_dump(const DumpCommand& c) {
                                               input));
         }
         std::vector<engine::Dumped> dumps;
+        std::optional<engine::testcase::TestcaseDumped> testcase_file;
         engine::FileOps ops;
         current.clear();  // the output's errors name it
         if (c.append && (c.output == "-" || (std::filesystem::exists(c.output) && !std::filesystem::is_regular_file(c.output))))
@@ -70,10 +93,15 @@ void run_dump(const DumpCommand& c) {
         for (const std::string& input : c.inputs) {
             current.clear();
             // ONNX has no magic number; its files are known by name.
-            ir::Graph g = std::filesystem::path(input).extension() == ".onnx" ? formats::import_onnx(input, c.onnx)
+            ir::Graph g = std::filesystem::path(input).extension() == ".onnx" ? formats::import_onnx(input, onnx)
                                                                               : formats::read_graph_json_file(input);
             current = input;
-            dumps.push_back(engine::dump_graph(g, options, nullptr, &file));
+            if (options.testcases) {
+                testcase_file = engine::testcase::write_testcase_file(g, options, file);
+                dumps.push_back(engine::Dumped{.result = testcase_file->model});
+            } else {
+                dumps.push_back(engine::dump_graph(g, options, nullptr, &file));
+            }
         }
         file.commit();
 
@@ -86,10 +114,17 @@ void run_dump(const DumpCommand& c) {
                 j["path"] = c.output;
                 j["input"] = c.inputs[i];
                 j["format"] = engine::format_name(options.dump_format);
+                if (testcase_file)
+                    j["testcases"] = {{"count", testcase_file->cases.size()},
+                                      {"inputs", testcase_file->input_names},
+                                      {"file_bytes", testcase_file->file_bytes},
+                                      {"no_assert", options.testcases->no_assert},
+                                      {"maxerr", options.testcases->maxerr}};
                 all.push_back(std::move(j));
             } else {
                 report << result_to_text(dumps.size() > 1 ? fmt::format("{} [graph {}]", c.output, i) : c.output,
                                          options.dump_format, dumps[i].result);
+                if (testcase_file) report << testcases_text(*testcase_file, *options.testcases);
             }
         }
         if (c.flags.json && !c.quiet) report << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
@@ -117,9 +152,16 @@ void register_dump(CLI::App& app) {
     cmd->add_flag("--params-as-shared", cmd_state->onnx.params_as_shared_device_tensor,
                   "ONNX inputs: initializers become named params (SharedDeviceTensor), so --keep-param-name keeps "
                   "their names");
+    cmd->add_option("--input-shape", cmd_state->input_shapes,
+                    "ONNX inputs: NAME=1x3x224x224 fixes input NAME's shape (symbolic dimensions of a dynamic_axes "
+                    "export); repeat for several inputs")
+        ->type_name("NAME=DIMS")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // one shape per flag, never the next argument
     cmd->add_flag("!--no-fold-batch-norm", cmd_state->onnx.fold_batch_norm,
                   "ONNX inputs: keep BatchNormalization as an Elemwise instead of folding it into the Conv before it");
     add_dump_flags(*cmd, cmd_state->flags);
+    add_testcase_flags(*cmd, cmd_state->testcases, "--input-data");
     cmd->callback([cmd_state] { run_dump(*cmd_state); });
 }
 

@@ -2,15 +2,19 @@
 // model — for a .mge file format and versions, hash and metadata; for any model
 // (graph JSON and ONNX too) the operator histogram, inputs and outputs, every
 // operator output's dtype and shape and the parameter bytes — for every graph
-// appended in the file, or the one --graph picks.
+// appended in the file, or the one --graph picks. Of a test-case file (mgbtest0,
+// spec §11.4) graph 0 is the model and each further graph a test case.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 #include <map>
 #include <optional>
 
+#include "engine/eval/evaluator.h"
 #include "engine/load.h"
 #include "formats/graph_json.h"
+#include "formats/testcase_file.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
 #include "ir/order.h"
@@ -107,6 +111,7 @@ struct Inspected {
     std::vector<formats::LoadedModel> models;  // .mge only
     std::vector<ir::Graph> graphs;             // graph JSON / ONNX: one
     std::string header;                        // the "file:" line
+    std::optional<uint32_t> testcases;         // a test-case file's count
     size_t size() const { return models.empty() ? graphs.size() : models.size(); }
     const ir::Graph& graph(size_t i) const { return models.empty() ? graphs[i] : models[i].graph; }
     const formats::LoadedModel* model(size_t i) const { return models.empty() ? nullptr : &models[i]; }
@@ -128,7 +133,18 @@ Inspected read_input(const std::string& path) {
         throw FormatError(fmt::format("{}: {}", path, e.what()));
     }
     in.header = fmt::format("{} ({} bytes, xxh3-128 {})", path, file.bytes.size(), engine::file_digest(file));
+    in.testcases = formats::testcase_count(file.bytes);
     return in;
+}
+
+// What graph `i` of a test-case file is: the model, or the values of one test case,
+// which feed the model's inputs in the order of their sorted names.
+std::string testcase_role(const Inspected& in, size_t i) {
+    if (i == 0) return "the model";
+    std::vector<std::string> names;
+    for (const auto& input : engine::eval::graph_inputs(in.graph(0))) names.push_back(input.name);
+    std::ranges::sort(names);
+    return fmt::format("test case {}: values of [{}]", i - 1, fmt::join(names, ", "));
 }
 
 void run_inspect(const InspectCommand& c) {
@@ -159,8 +175,13 @@ void run_inspect(const InspectCommand& c) {
             std::cout << formats::graph_to_json(in.graph(first), options) << "\n";
         } else {
             fmt::print("file:             {}\n", in.header);
+            if (in.testcases)
+                fmt::print("test-case file:   mgbtest0, {} test case(s) after the model (MegEngine's load_and_run "
+                           "feeds and checks them)\n",
+                           *in.testcases);
             for (size_t i = first; i < last; ++i) {
-                if (in.size() > 1) fmt::print("graph #{} of {}\n", i, in.size());
+                if (in.testcases) fmt::print("graph #{} of {} ({})\n", i, in.size(), testcase_role(in, i));
+                else if (in.size() > 1) fmt::print("graph #{} of {}\n", i, in.size());
                 print_summary(in.graph(i), in.model(i));
             }
         }

@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
     mgedump::cli::register_inspect(app);
     mgedump::cli::register_convert(app);
     mgedump::cli::register_verify(app);
+    mgedump::cli::register_run(app);
     app.footer(kExitStatus);  // after the subcommands, which would inherit it
     if (const char* word = unknown_subcommand(app, argc, argv)) {
         std::fprintf(stderr, "mgedump: unknown subcommand '%s'; the subcommands are: %s\n", word,

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
+#include <map>
+#include <optional>
+
 #include "engine/load.h"
 #include "formats/model_reader.h"
 #include "formats/onnx_import.h"
@@ -79,10 +82,10 @@ void bind_load_graph(py::module_& m) {
 
     m.def(
         "load_graph", [](py::object source) { return to_load_result(load_from_py(source, false).front()); },
-        py::arg("path_or_bytes"),
+        py::arg("fpath"),
         R"(Load the first graph of a .mge file (FBS with MGBC or MGBS header, or FBS_V2).
 
-path_or_bytes: a path, a bytes-like object (viewed in place, not copied) or a binary file object.
+fpath: a path, a bytes-like object (viewed in place, not copied) or a binary file object.
 Returns CompGraphLoadResult(graph, output_vars_dict, output_vars_list, metadata), as MegEngine's
 load_graph: a mgedump.Graph, the output Vars by name and in order, and a mgedump.Metadata.
 Malformed files raise mgedump.SerializationError naming the byte offset or operator.)");
@@ -93,27 +96,33 @@ Malformed files raise mgedump.SerializationError naming the byte offset or opera
             for (formats::LoadedModel& model : load_from_py(source, true)) out.append(to_load_result(model));
             return out;
         },
-        py::arg("path_or_bytes"),
+        py::arg("fpath"),
         "Every graph of a file that holds several dumps back to back (trace.dump(append=True)), each a\n"
         "CompGraphLoadResult as load_graph returns it.");
     m.def(
         "import_onnx",
-        [](py::object path, bool params_as_shared, bool fold_batch_norm) {
+        [](py::object path, bool params_as_shared, bool fold_batch_norm,
+           std::optional<std::map<std::string, std::vector<int64_t>>> input_shapes) {
             const std::string p = py::module_::import("os").attr("fsdecode")(path).cast<std::string>();
             auto state = std::make_shared<GraphState>("xpux:0");
             {
                 py::gil_scoped_release unlocked;
                 state->graph() = formats::import_onnx(
-                    p, {.params_as_shared_device_tensor = params_as_shared, .fold_batch_norm = fold_batch_norm});
+                    p,
+                    {.params_as_shared_device_tensor = params_as_shared,
+                     .fold_batch_norm = fold_batch_norm,
+                     .input_shapes = input_shapes.value_or(std::map<std::string, std::vector<int64_t>>{})});
             }
             return to_load_result(std::move(state), ir::Metadata{});
         },
-        py::arg("path"), py::kw_only(), py::arg("params_as_shared") = false, py::arg("fold_batch_norm") = true,
+        py::arg("path"), py::kw_only(), py::arg("params_as_shared") = false,
+        py::arg("fold_batch_norm") = true, py::arg("input_shapes") = py::none(),
         R"(Import an ONNX model (as `mgedump dump model.onnx` does) into a mgedump.Graph.
 
 params_as_shared: initializers become named params (SharedDeviceTensor), so keep_param_name has
 names to keep; otherwise anonymous constants. fold_batch_norm: fold BatchNormalization into the Conv
-before it. Returns CompGraphLoadResult(graph, output_vars_dict, output_vars_list, metadata), ready
+before it. input_shapes: {input name: [dims]} fixes those inputs' shapes (the symbolic dimensions
+of a torch.onnx.export with dynamic_axes), as `mgedump dump --input-shape NAME=1x3x224x224`. Returns CompGraphLoadResult(graph, output_vars_dict, output_vars_list, metadata), ready
 for dump_graph(output_vars_list). Unsupported operators raise mgedump.SerializationError naming the
 node and op type.)");
 }

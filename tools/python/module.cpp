@@ -11,4 +11,6 @@ PYBIND11_MODULE(mgedump, m) {
     bind_dump_graph(m);
     bind_dump_many(m);
     bind_load_graph(m);
+    bind_run(m);
+    bind_testcases(m);
 }

@@ -1,0 +1,141 @@
+#include "engine/eval/gemm.h"
+
+#include <cblas.h>
+#include <fmt/format.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "ir/error.h"
+
+namespace mgedump::engine::eval {
+namespace {
+
+// A DYNAMIC_ARCH OpenBLAS (Debian's) picks its kernels by CPU model when it is
+// loaded. 0.3.21 does not know newer Intel models (Sapphire Rapids, or a VM's
+// generic "Intel Xeon Processor") and falls back to its SSE3 "Prescott" kernels,
+// 3-4x slower than the AVX2 / AVX-512 ones the CPU runs. OPENBLAS_CORETYPE is
+// the documented override, but it is read at load time; re-running the same
+// selection with it set, before any BLAS call, has the same effect. A
+// user's OPENBLAS_CORETYPE is left alone; weak, so a build without
+// DYNAMIC_ARCH (no such functions) links and keeps its own kernels.
+extern "C" __attribute__((weak)) void gotoblas_dynamic_init(void);
+extern "C" __attribute__((weak)) void gotoblas_dynamic_quit(void);
+
+void choose_blas_kernels() {
+    if (!gotoblas_dynamic_init || !gotoblas_dynamic_quit || std::getenv("OPENBLAS_CORETYPE")) return;
+    const char* core = openblas_get_corename();
+    if (!core || std::strcmp(core, "Prescott") != 0) return;
+    const char* better = nullptr;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        better = "SkylakeX";
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        better = "Haswell";
+    if (!better) return;
+    setenv("OPENBLAS_CORETYPE", better, 0);
+    gotoblas_dynamic_quit();
+    gotoblas_dynamic_init();
+}
+
+// OpenBLAS's own thread pool would fight the TBB arena for the cores. Done at
+// static initialisation, while the process is still single-threaded (setenv
+// must not race a getenv).
+const bool kBlasConfigured = [] {
+    choose_blas_kernels();
+    openblas_set_num_threads(1);
+    return true;
+}();
+
+blasint blas_int(size_t v, const char* what) {
+    if (v > static_cast<size_t>(INT_MAX))
+        throw Error(
+            fmt::format("evaluator: a matrix product's {} is {}, more than OpenBLAS handles", what, v));
+    return static_cast<blasint>(v);
+}
+
+inline void blas_call(bool ta, bool tb, blasint m, blasint n, blasint k, float alpha, const float* a,
+                      blasint lda, const float* b, blasint ldb, float beta, float* c, blasint ldc) {
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+                a, lda, b, ldb, beta, c, ldc);
+}
+inline void blas_call(bool ta, bool tb, blasint m, blasint n, blasint k, double alpha, const double* a,
+                      blasint lda, const double* b, blasint ldb, double beta, double* c, blasint ldc) {
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+                a, lda, b, ldb, beta, c, ldc);
+}
+
+// Below this many multiply-adds a product is not worth splitting.
+constexpr double kMinParallelWork = 1 << 21;
+// A block narrower than this loses more to OpenBLAS's packing than it gains.
+constexpr size_t kMinBlock = 32;
+
+template <class T>
+void gemm_impl(bool ta, bool tb, size_t m, size_t n, size_t k, T alpha, const T* a, size_t lda, const T* b,
+               size_t ldb, T beta, T* c, size_t ldc) {
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+        for (size_t i = 0; i < m; ++i)
+            for (size_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
+        return;
+    }
+    (void)kBlasConfigured;
+    const blasint bk = blas_int(k, "k"), blda = blas_int(lda, "row stride"),
+                  bldb = blas_int(ldb, "row stride"), bldc = blas_int(ldc, "row stride");
+    blas_int(m, "m");
+    blas_int(n, "n");
+    const size_t threads = static_cast<size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+    const bool split_n = n >= m;
+    const size_t extent = split_n ? n : m;
+    size_t blocks = 1;
+    if (threads > 1 &&
+        static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= kMinParallelWork)
+        blocks = std::min(threads, std::max<size_t>(1, extent / kMinBlock));
+    if (blocks <= 1) {
+        blas_call(ta, tb, static_cast<blasint>(m), static_cast<blasint>(n), bk, alpha, a, blda, b, bldb, beta,
+                  c, bldc);
+        return;
+    }
+    // Blocks of whole 16-column (or row) multiples, so each call keeps OpenBLAS's
+    // kernel widths; the last takes the remainder.
+    const size_t step = ((extent + blocks - 1) / blocks + 15) / 16 * 16;
+    const size_t nr_blocks = (extent + step - 1) / step;
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, nr_blocks, 1),
+        [&](const tbb::blocked_range<size_t>& r) {
+            for (size_t blk = r.begin(); blk != r.end(); ++blk) {
+                const size_t lo = blk * step, len = std::min(step, extent - lo);
+                if (split_n) {
+                    // Columns lo.. of op(B) and C.
+                    const T* bb = tb ? b + lo * ldb : b + lo;
+                    blas_call(ta, tb, static_cast<blasint>(m), static_cast<blasint>(len), bk, alpha, a, blda,
+                              bb, bldb, beta, c + lo, bldc);
+                } else {
+                    // Rows lo.. of op(A) and C.
+                    const T* aa = ta ? a + lo : a + lo * lda;
+                    blas_call(ta, tb, static_cast<blasint>(len), static_cast<blasint>(n), bk, alpha, aa, blda,
+                              b, bldb, beta, c + lo * ldc, bldc);
+                }
+            }
+        },
+        tbb::simple_partitioner());
+}
+
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, float alpha, const float* a, size_t lda,
+          const float* b, size_t ldb, float beta, float* c, size_t ldc) {
+    gemm_impl(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k, double alpha, const double* a, size_t lda,
+          const double* b, size_t ldb, double beta, double* c, size_t ldc) {
+    gemm_impl(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+}  // namespace mgedump::engine::eval

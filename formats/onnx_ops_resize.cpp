@@ -1,0 +1,327 @@
+// Resize. MegEngine's Resize samples with out/in, not with ONNX's `scales`, and
+// knows one coordinate rule per mode (dnn/src/common/resize.cpp: NEAREST takes
+// ⌊dst · in/out⌋, LINEAR and CUBIC sample at (dst + ½) · in/out − ½). The importer
+// computes, for every output position of every axis, the source ONNX samples
+// (its coordinate_transformation_mode, nearest_mode and scale, as ONNX's
+// reference implementation does) and the one MegEngine's kernel would take; where
+// they agree on every position, the node is one Resize. Otherwise it decomposes
+// exactly, one axis at a time: nearest is an IndexingMultiAxisVec of the source
+// indices, linear two of them weighted (Elemwise MUL, FUSE_MUL_ADD3). Cubic is
+// converted only where Resize computes it.
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <array>
+#include <cmath>
+#include <map>
+
+#include "formats/onnx_values.h"
+
+namespace mgedump::formats::onnx_import {
+namespace {
+
+using P = onnx::TensorProto;
+
+enum class Coord { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNn };
+enum class Rounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
+enum class Mode { Nearest, Linear, Cubic };
+
+// One axis: sizes, ONNX's scale (the given one, or out/in for `sizes`) and the
+// resized length its reference uses for align_corners and pytorch_half_pixel
+// (in · scale, not rounded, for `scales`).
+struct Axis {
+    int64_t in, out;
+    double scale, length;
+};
+
+double source_coordinate(Coord m, const Axis& a, int64_t x) {
+    switch (m) {
+        case Coord::HalfPixel:
+            return (x + 0.5) / a.scale - 0.5;
+        case Coord::PytorchHalfPixel:
+            return a.length > 1 ? (x + 0.5) / a.scale - 0.5 : -0.5;
+        case Coord::AlignCorners:
+            return a.length == 1 ? 0.0 : x * static_cast<double>(a.in - 1) / (a.length - 1);
+        case Coord::Asymmetric:
+            return x / a.scale;
+        case Coord::TfHalfPixelForNn:
+            return (x + 0.5) / a.scale;
+    }
+    return 0;
+}
+
+int64_t clamp_index(int64_t i, int64_t in) { return std::clamp<int64_t>(i, 0, in - 1); }
+
+// A source position and its weight; an output position reads one (nearest) or two (linear).
+struct Tap {
+    int64_t index;
+    double weight;
+};
+using Taps = std::vector<Tap>;
+
+Taps onnx_taps(Mode mode, Coord coord, Rounding r, const Axis& a, int64_t x) {
+    const double s = source_coordinate(coord, a, x);
+    const double f = std::floor(s), frac = s - f;
+    const int64_t lo = static_cast<int64_t>(f);
+    if (mode == Mode::Nearest) {
+        bool up = false;
+        if (frac != 0) {
+            switch (r) {
+                case Rounding::RoundPreferFloor:
+                    up = frac > 0.5;
+                    break;
+                case Rounding::RoundPreferCeil:
+                    up = frac >= 0.5;
+                    break;
+                case Rounding::Floor:
+                    up = false;
+                    break;
+                case Rounding::Ceil:
+                    up = true;
+                    break;
+            }
+        }
+        return {{clamp_index(lo + up, a.in), 1.0}};
+    }
+    return {{clamp_index(lo, a.in), 1 - frac}, {clamp_index(lo + 1, a.in), frac}};
+}
+
+// ResizeBase::get_nearest_src and get_nearest_linear_coord, in float as MegDNN
+// computes them, with scale = float(out) / in.
+Taps megengine_taps(Mode mode, const Axis& a, int64_t x) {
+    const float scale = static_cast<float>(a.out) / static_cast<float>(a.in);
+    const int size = static_cast<int>(a.in), idx = static_cast<int>(x);
+    if (mode == Mode::Nearest) return {{std::min(static_cast<int>(idx / scale), size - 1), 1.0}};
+    if (size == 1) return {{0, 1.0}};
+    float alpha = (idx + 0.5f) / scale - 0.5f;
+    int origin = static_cast<int>(std::floor(alpha));
+    alpha -= static_cast<float>(origin);
+    if (origin < 0) {
+        origin = 0;
+        alpha = 0;
+    } else if (origin + 1 >= size) {
+        origin = size - 2;
+        alpha = 1;
+    }
+    return {{origin, 1.0 - alpha}, {origin + 1, alpha}};
+}
+
+// The weight each source index gets, zero weights dropped.
+std::map<int64_t, double> weights(const Taps& taps) {
+    std::map<int64_t, double> w;
+    for (const Tap& t : taps)
+        if (t.weight != 0) w[t.index] += t.weight;
+    return w;
+}
+
+// Equal up to float rounding of the weights (MegDNN computes them in float).
+bool same_sampling(const Taps& a, const Taps& b) {
+    auto wa = weights(a), wb = weights(b);
+    if (wa.size() != wb.size()) return false;
+    for (auto ia = wa.begin(), ib = wb.begin(); ia != wa.end(); ++ia, ++ib)
+        if (ia->first != ib->first || std::abs(ia->second - ib->second) > 1e-6) return false;
+    return true;
+}
+
+struct AxisPlan {
+    std::vector<Taps> taps;  // per output position, as ONNX samples
+    bool identity = true;    // out == in and position i reads i alone
+    bool megengine = true;   // MegEngine's Resize samples the same
+};
+
+AxisPlan plan_axis(Mode mode, Coord coord, Rounding r, const Axis& a) {
+    AxisPlan p;
+    p.identity = a.in == a.out;
+    for (int64_t x = 0; x < a.out; ++x) {
+        Taps t = onnx_taps(mode, coord, r, a, x);
+        auto w = weights(t);
+        p.identity = p.identity && w.size() == 1 && w.begin()->first == x && w.begin()->second == 1.0;
+        if (mode != Mode::Cubic) p.megengine = p.megengine && same_sampling(t, megengine_taps(mode, a, x));
+        p.taps.push_back(std::move(t));
+    }
+    return p;
+}
+
+Coord parse_coord(const Importer& c, const std::string& s) {
+    if (s == "half_pixel") return Coord::HalfPixel;
+    if (s == "pytorch_half_pixel") return Coord::PytorchHalfPixel;
+    if (s == "align_corners") return Coord::AlignCorners;
+    if (s == "asymmetric") return Coord::Asymmetric;
+    if (s == "tf_half_pixel_for_nn") return Coord::TfHalfPixelForNn;
+    c.fail(fmt::format("coordinate_transformation_mode '{}' is not supported", s));
+}
+
+Rounding parse_rounding(const Importer& c, const std::string& s) {
+    if (s == "round_prefer_floor") return Rounding::RoundPreferFloor;
+    if (s == "round_prefer_ceil") return Rounding::RoundPreferCeil;
+    if (s == "floor") return Rounding::Floor;
+    if (s == "ceil") return Rounding::Ceil;
+    c.fail(fmt::format("nearest_mode '{}' is not supported", s));
+}
+
+// The output sizes and the ONNX scale of every axis, from `sizes` or `scales`.
+std::vector<Axis> read_axes(Importer& c, const Shape& in) {
+    std::vector<Axis> axes;
+    const size_t rank = in.size();
+    const bool has_sizes = c.opset() >= 11 && c.has_input(3);
+    if (has_sizes) {
+        std::vector<int64_t> sizes = c.const_ints(3, "sizes");
+        if (sizes.size() != rank) c.fail(fmt::format("sizes has {} entries for rank {}", sizes.size(), rank));
+        for (size_t k = 0; k < rank; ++k)
+            axes.push_back({in[k], sizes[k], static_cast<double>(sizes[k]) / static_cast<double>(in[k]),
+                            static_cast<double>(sizes[k])});
+    } else {
+        const size_t at = c.opset() < 11 ? 1 : 2;  // opset 10: (X, scales)
+        std::vector<double> scales = c.const_floats(at, "scales");
+        if (scales.size() != rank)
+            c.fail(fmt::format("scales has {} entries for rank {}", scales.size(), rank));
+        for (size_t k = 0; k < rank; ++k) {
+            // ONNX's reference: the float32 scale times the size in double, truncated.
+            const double s = static_cast<float>(scales[k]), length = static_cast<double>(in[k]) * s;
+            if (!(s > 0)) c.fail(fmt::format("scale {} of axis {} is not positive", scales[k], k));
+            axes.push_back({in[k], static_cast<int64_t>(std::floor(length)), s, length});
+        }
+    }
+    for (size_t k = 0; k < rank; ++k)
+        if (axes[k].in <= 0 || axes[k].out <= 0)
+            c.fail(
+                fmt::format("axis {} resizes {} to {}; both must be positive", k, axes[k].in, axes[k].out));
+    return axes;
+}
+
+// `x` gathered along `axis` at `index` (one IndexingMultiAxisVec).
+ir::VarId gather(Importer& c, ir::VarId x, int64_t axis, const std::vector<int64_t>& index) {
+    ir::IndexDescMaskItem item{static_cast<int8_t>(axis), false, false, false, true};
+    return c.emit("IndexingMultiAxisVec", {x, c.const_i32(index)}, {{"items", std::vector{item}}});
+}
+
+ir::VarId weight_var(Importer& c, const std::vector<float>& w, size_t rank, size_t axis) {
+    Shape shape(rank, 1);
+    shape[axis] = static_cast<int64_t>(w.size());
+    Value v = float_const(w, shape);
+    return c.materialize(v, "resize weights");
+}
+
+// One axis of the decomposition: each output position reads its taps.
+ir::VarId resample_axis(Importer& c, ir::VarId x, size_t rank, size_t axis, const AxisPlan& p) {
+    const size_t n = p.taps.size();
+    const size_t width = p.taps.front().size();
+    std::vector<std::vector<int64_t>> index(width, std::vector<int64_t>(n));
+    std::vector<std::vector<float>> weight(width, std::vector<float>(n));
+    bool single = true;  // every position reads one source with weight 1 (nearest, or integral linear)
+    for (size_t o = 0; o < n; ++o) {
+        auto w = weights(p.taps[o]);
+        single = single && w.size() == 1;
+        for (size_t t = 0; t < width; ++t) {
+            index[t][o] = p.taps[o][t].index;
+            weight[t][o] = static_cast<float>(p.taps[o][t].weight);
+        }
+        if (w.size() == 1) {
+            // Put the whole weight on tap 0 so `single` positions gather it there.
+            index[0][o] = w.begin()->first;
+            weight[0][o] = 1;
+            for (size_t t = 1; t < width; ++t) weight[t][o] = 0;
+        }
+    }
+    const int64_t a = static_cast<int64_t>(axis);
+    if (single) return gather(c, x, a, index[0]);
+    // In the order a dump lists them: both gathers, then the products.
+    ir::VarId first = gather(c, x, a, index[0]);
+    ir::VarId second = gather(c, x, a, index[1]);
+    ir::VarId y = c.emit("Elemwise", {first, weight_var(c, weight[0], rank, axis)}, {{"mode", "MUL"}});
+    return c.emit("Elemwise", {second, weight_var(c, weight[1], rank, axis), y}, {{"mode", "FUSE_MUL_ADD3"}});
+}
+
+void resize(Importer& c) {
+    c.check_attrs({"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                   "exclude_outside", "extrapolation_value"});
+    const Value& x = c.input(0);
+    const size_t rank = x.shape.size();
+    if (rank == 0) c.fail("a scalar cannot be resized");
+    const std::string mode_name = c.attr_string("mode", "nearest");
+    Mode mode;
+    if (mode_name == "nearest")
+        mode = Mode::Nearest;
+    else if (mode_name == "linear")
+        mode = Mode::Linear;
+    else if (mode_name == "cubic")
+        mode = Mode::Cubic;
+    else
+        c.fail(fmt::format("mode '{}' is not supported", mode_name));
+    // Resize-10 has no coordinate or rounding attributes: it samples at x / scale
+    // and its nearest floors (ONNX Runtime rounds up when downsampling, so that is
+    // refused below as ambiguous).
+    const bool v10 = c.opset() < 11;
+    const Coord coord = v10 ? Coord::Asymmetric
+                            : parse_coord(c, c.attr_string("coordinate_transformation_mode", "half_pixel"));
+    const Rounding rounding =
+        v10 ? Rounding::Floor : parse_rounding(c, c.attr_string("nearest_mode", "round_prefer_floor"));
+    if (c.attr_int("exclude_outside", 0) != 0) c.fail("exclude_outside=1 is not supported");
+    if (mode == Mode::Cubic && c.attr_float("cubic_coeff_a", -0.75) != -0.75f)
+        c.fail(fmt::format("cubic_coeff_a {} is not supported (MegEngine's cubic uses -0.75)",
+                           c.attr_float("cubic_coeff_a", -0.75)));
+
+    const std::vector<Axis> axes = read_axes(c, x.shape);
+    Shape out;
+    for (const Axis& a : axes) out.push_back(a.out);
+    if (v10 && mode == Mode::Nearest)
+        for (size_t k = 0; k < rank; ++k)
+            if (axes[k].out < axes[k].in)
+                c.fail(
+                    fmt::format("opset {} nearest downsampling (axis {}) is ambiguous: its Resize has no "
+                                "nearest_mode; export with opset 11 or later",
+                                c.opset(), k));
+
+    std::vector<AxisPlan> plans;
+    for (const Axis& a : axes) plans.push_back(plan_axis(mode, coord, rounding, a));
+    bool all_identity = true;
+    for (const AxisPlan& p : plans) all_identity = all_identity && p.identity;
+    if (all_identity) return c.set_output(0, x);
+
+    // One Resize: NCHW, N and C kept, and MegEngine samples each image axis as ONNX does.
+    bool native = rank == 4 && plans[0].identity && plans[1].identity;
+    if (mode == Mode::Cubic) {
+        // Keys' cubic with A = -0.75 at half-pixel centres, edge-clamped taps: the
+        // same where MegEngine's scale out/in is ONNX's scale.
+        for (size_t k = 2; native && k < 4; ++k)
+            native = coord == Coord::HalfPixel &&
+                     std::abs(static_cast<float>(axes[k].out) / static_cast<float>(axes[k].in) -
+                              axes[k].scale) <= 1e-7 * axes[k].scale;
+    } else {
+        native = native && plans[2].megengine && plans[3].megengine;
+    }
+    // MegDNN resizes Float32, Float16 and 8-bit integers; it rounds interpolated
+    // integers where ONNX's cast truncates, so those are nearest only.
+    const bool is_float = x.elem_type == P::FLOAT || x.elem_type == P::FLOAT16;
+    const bool resizable =
+        is_float || (mode == Mode::Nearest && (x.elem_type == P::INT8 || x.elem_type == P::UINT8));
+    if (native && resizable) {
+        const char* imode = mode == Mode::Nearest ? "NEAREST" : mode == Mode::Linear ? "LINEAR" : "CUBIC";
+        ir::VarId y = c.emit("Resize", {c.var(0), c.const_i32({out[2], out[3]})},
+                             {{"imode", imode}, {"format", "NCHW"}});
+        return c.set_output_var(0, y, x.elem_type, out);
+    }
+    if (mode == Mode::Cubic)
+        c.fail(
+            "cubic resize is supported only where MegEngine's Resize computes it: NCHW float, N and C "
+            "kept, half_pixel, and out/in equal to the scale on H and W");
+    if (mode == Mode::Linear && x.elem_type != P::FLOAT)
+        c.fail(
+            fmt::format("linear resize of {} that MegEngine's Resize does not compute exactly is not "
+                        "supported (FLOAT only)",
+                        onnx_elem_name(x.elem_type)));
+    ir::VarId y = c.var(0);
+    for (size_t k = 0; k < rank; ++k)
+        if (!plans[k].identity) y = resample_axis(c, y, rank, k, plans[k]);
+    c.set_output_var(0, y, x.elem_type, out);
+}
+
+constexpr OpHandler kHandlers[] = {
+    {"Resize", resize},
+};
+
+}  // namespace
+
+std::span<const OpHandler> resize_handlers() { return kHandlers; }
+
+}  // namespace mgedump::formats::onnx_import

@@ -1,0 +1,145 @@
+// `mgedump run` and `mgedump verify --numeric / --against` from the command line:
+// values computed by the reference evaluator, checked against the operator's
+// definition (the spec's Appendix C graph is data + [1,2,3]) and ONNX's own test
+// data; bad inputs are clear errors that leave nothing behind.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_run.h"
+#include "engine/eval/npy_tensor.h"
+#include "formats/npy.h"
+
+namespace mgedump::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kOnnxAdd = "/usr/share/libonnx-testdata/data/node/test_add";
+
+class RunCommand : public TempDirTest {
+  protected:
+    RunCommand() : TempDirTest("mgedump_run_cli_") {}
+
+    std::string npy(const std::string& name, ir::DTypeEnum t, std::vector<uint32_t> shape, const void* data,
+                    size_t bytes) {
+        auto image = formats::encode_npy(t, shape, ir::Bytes(static_cast<const std::byte*>(data), bytes));
+        const fs::path p = dir / name;
+        std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(image.data()), image.size());
+        return p.string();
+    }
+
+    std::vector<float> floats_of(const fs::path& p) {
+        engine::eval::Tensor t = engine::eval::read_npy_tensor(p);
+        auto d = t.data<float>();
+        return {d.begin(), d.end()};
+    }
+};
+
+TEST_F(RunCommand, WritesEachOutputAsNpyWithTheOperatorsValues) {
+    const std::string graph = write("g.json", kAppendixCGraph);
+    const float data[3] = {0.5f, -1.0f, 2.0f};
+    const std::string in = npy("data.npy", ir::DTypeEnum::Float32, {1, 3}, data, sizeof data);
+    CliRun r = run_cli("run " + graph + " -o " + (dir / "out").string() + " --input data=" + in);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("out Float32 [1,3] xxh3:"), std::string::npos) << r.out;
+    // Appendix C: out = data + [1, 2, 3].
+    EXPECT_EQ(floats_of(dir / "out" / "out.npy"), (std::vector<float>{1.5f, 1.0f, 5.0f}));
+}
+
+TEST_F(RunCommand, RandomInputsAreTheSameForTheSameSeed) {
+    const std::string graph = write("g.json", kAppendixCGraph);
+    ASSERT_EQ(run_cli("run " + graph + " -q -o " + (dir / "a").string() + " --random-inputs 7").status, 0);
+    ASSERT_EQ(run_cli("run " + graph + " -q -o " + (dir / "b").string() + " --random-inputs 7").status, 0);
+    ASSERT_EQ(run_cli("run " + graph + " -q -o " + (dir / "c").string() + " --random-inputs 8").status, 0);
+    EXPECT_EQ(file_bytes(dir / "a" / "out.npy"), file_bytes(dir / "b" / "out.npy"));
+    EXPECT_NE(file_bytes(dir / "a" / "out.npy"), file_bytes(dir / "c" / "out.npy"));
+    // Inputs lie in [-1, 1), so out - [1,2,3] does too.
+    const std::vector<float> v = floats_of(dir / "a" / "out.npy");
+    for (size_t i = 0; i < 3; ++i) {
+        EXPECT_GE(v[i] - float(i + 1), -1.0f);
+        EXPECT_LT(v[i] - float(i + 1), 1.0f);
+    }
+}
+
+TEST_F(RunCommand, AMissingInputIsAUsageErrorAndWritesNothing) {
+    const std::string graph = write("g.json", kAppendixCGraph);
+    CliRun r = run_cli("run " + graph + " -o " + (dir / "out").string());
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("input 'data' (Float32 [1,3]) has no value"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_F(RunCommand, AnUnknownInputNameListsTheModelsInputs) {
+    const std::string graph = write("g.json", kAppendixCGraph);
+    const float data[3] = {};
+    const std::string in = npy("x.npy", ir::DTypeEnum::Float32, {1, 3}, data, sizeof data);
+    CliRun r = run_cli("run " + graph + " -o " + (dir / "out").string() + " --input dat=" + in);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("the model has no input 'dat' (its inputs: data)"), std::string::npos) << r.out;
+}
+
+TEST_F(RunCommand, AnNpyOfTheWrongShapeOrDtypeIsRefused) {
+    const std::string graph = write("g.json", kAppendixCGraph);
+    const float four[4] = {};
+    const std::string wrong_shape = npy("s.npy", ir::DTypeEnum::Float32, {1, 4}, four, sizeof four);
+    CliRun r = run_cli("run " + graph + " -o " + (dir / "out").string() + " --input data=" + wrong_shape);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("input 'data' is Float32 [1,3], the file holds [1,4]"), std::string::npos) << r.out;
+    const int32_t ints[3] = {};
+    const std::string wrong_dtype = npy("d.npy", ir::DTypeEnum::Int32, {1, 3}, ints, sizeof ints);
+    r = run_cli("run " + graph + " -o " + (dir / "out").string() + " --input data=" + wrong_dtype);
+    EXPECT_NE(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("d.npy"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(dir / "out" / "out.npy"));
+}
+
+TEST_F(RunCommand, VerifyNumericComparesEveryFormatWithAndWithoutRewrites) {
+    const std::string graph = write("g.json", kAppendixCGraph);
+    CliRun r = run_cli("verify --numeric " + graph);
+    ASSERT_EQ(r.status, 0) << r.out;
+    for (const char* v : {"FBS_V2: out", "FBS_V2 no_change_graph: out", "FBS: out", "FBS no_change_graph: out"})
+        EXPECT_NE(r.out.find(v), std::string::npos) << v << "\n" << r.out;
+    EXPECT_NE(r.out.find("max abs 0, max rel 0"), std::string::npos) << r.out;
+}
+
+TEST_F(RunCommand, VerifyAgainstOnnxTestData) {
+    ASSERT_TRUE(fs::exists(kOnnxAdd / "model.onnx")) << "libonnx-testdata is not installed";
+    const std::string model = (kOnnxAdd / "model.onnx").string();
+    CliRun r = run_cli("verify " + model + " --against " + model + " --data " + kOnnxAdd.string());
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("on 1 data set(s), rtol 1e-3 atol 1e-7"), std::string::npos) << r.out;
+
+    // The same data set with one expected value changed must fail.
+    fs::copy(kOnnxAdd / "test_data_set_0", dir / "set", fs::copy_options::recursive);
+    onnx::TensorProto t;
+    {
+        std::ifstream in(dir / "set" / "output_0.pb", std::ios::binary);
+        ASSERT_TRUE(t.ParseFromIstream(&in));
+    }
+    ASSERT_TRUE(t.has_raw_data());
+    std::string raw = t.raw_data();
+    float first;
+    std::memcpy(&first, raw.data(), 4);
+    first += 0.5f;
+    std::memcpy(raw.data(), &first, 4);
+    t.set_raw_data(raw);
+    {
+        std::ofstream out(dir / "set" / "output_0.pb", std::ios::binary | std::ios::trunc);
+        ASSERT_TRUE(t.SerializeToOstream(&out));
+    }
+    r = run_cli("verify " + model + " --against " + model + " --data " + (dir / "set").string());
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("1 elements outside tolerance"), std::string::npos) << r.out;
+}
+
+TEST_F(RunCommand, AgainstWithoutDataIsAUsageError) {
+    CliRun r = run_cli("verify x.mge --against m.onnx");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("--against MODEL.onnx and --data DIR go together"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace mgedump::test

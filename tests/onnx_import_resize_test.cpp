@@ -1,0 +1,273 @@
+// Resize: where MegEngine's Resize samples as ONNX does, one Resize; otherwise
+// the exact decomposition (gathers, weighted for linear), or a refusal naming the
+// node. The numbers are checked with the reference evaluator against ONNX's
+// definition (a 1-D resample per axis, as onnx/backend/test/case/node/resize.py
+// computes it) and against ONNX's own test data with scales/sizes made constants.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "engine/eval/onnx_test_data.h"
+#include "onnx_test_model.h"
+
+namespace mgedump::test {
+namespace {
+
+namespace fs = std::filesystem;
+using V = std::vector<std::string>;
+
+// ONNX's reference resize of an NCHW tensor, one axis at a time: the source
+// coordinate of each output position, then nearest (with its rounding) or the
+// two linear taps, edge-clamped. `length` is in·scale (unrounded) for scales.
+struct RefAxis {
+    int64_t in, out;
+    double scale, length;
+};
+double ref_coordinate(const std::string& coord, const RefAxis& a, int64_t x) {
+    if (coord == "asymmetric") return x / a.scale;
+    if (coord == "align_corners") return a.length == 1 ? 0 : x * (a.in - 1.0) / (a.length - 1);
+    if (coord == "pytorch_half_pixel" && a.length == 1) return -0.5;
+    return (x + 0.5) / a.scale - 0.5;  // half_pixel, pytorch_half_pixel
+}
+std::vector<double> ref_resize(const std::vector<double>& x, std::vector<int64_t> shape,
+                               const std::vector<RefAxis>& axes, const std::string& mode,
+                               const std::string& coord, const std::string& rounding) {
+    std::vector<double> cur = x;
+    for (size_t axis = 0; axis < shape.size(); ++axis) {
+        const RefAxis& a = axes[axis];
+        int64_t outer = 1, inner = 1;
+        for (size_t k = 0; k < axis; ++k) outer *= shape[k];
+        for (size_t k = axis + 1; k < shape.size(); ++k) inner *= shape[k];
+        std::vector<double> next(static_cast<size_t>(outer * a.out * inner));
+        auto at = [&](int64_t o, int64_t i, int64_t k) {
+            return cur[static_cast<size_t>((o * a.in + std::clamp<int64_t>(i, 0, a.in - 1)) * inner + k)];
+        };
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t d = 0; d < a.out; ++d) {
+                const double s = ref_coordinate(coord, a, d), f = std::floor(s), r = s - f;
+                for (int64_t k = 0; k < inner; ++k) {
+                    double v;
+                    if (mode == "nearest") {
+                        bool up =
+                            r != 0 && (rounding == "ceil" || (rounding == "round_prefer_floor" && r > 0.5) ||
+                                       (rounding == "round_prefer_ceil" && r >= 0.5));
+                        v = at(o, static_cast<int64_t>(f) + up, k);
+                    } else {
+                        v = at(o, static_cast<int64_t>(f), k) * (1 - r) +
+                            at(o, static_cast<int64_t>(f) + 1, k) * r;
+                    }
+                    next[static_cast<size_t>((o * a.out + d) * inner + k)] = v;
+                }
+            }
+        cur = std::move(next);
+        shape[axis] = a.out;
+    }
+    return cur;
+}
+
+std::vector<double> ramp(size_t n) {
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<double>((i * 37) % 101) / 7.0;  // not monotone
+    return v;
+}
+
+struct ResizeCase {
+    std::string mode, coord, rounding;
+    std::vector<int64_t> in;
+    std::vector<float> scales;
+};
+
+// A Resize node with constant scales, converted, evaluated and compared with ref_resize.
+ir::Graph check_scales(const ResizeCase& t) {
+    OnnxModel m(13);
+    m.input("x", t.in).output("y");
+    m.initializer("scales", {static_cast<int64_t>(t.scales.size())}, t.scales);
+    auto& n = m.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+    set_attr(n, "mode", t.mode.c_str());
+    set_attr(n, "coordinate_transformation_mode", t.coord.c_str());
+    if (t.mode == "nearest") set_attr(n, "nearest_mode", t.rounding.c_str());
+    ir::Graph g = m.import();
+    std::vector<RefAxis> axes;
+    for (size_t k = 0; k < t.in.size(); ++k) {
+        const double s = t.scales[k], length = static_cast<double>(t.in[k]) * s;
+        axes.push_back({t.in[k], static_cast<int64_t>(std::floor(length)), s, length});
+    }
+    int64_t n_in = 1;
+    for (int64_t d : t.in) n_in *= d;
+    const auto x = ramp(static_cast<size_t>(n_in));
+    expect_near_all(evaluate_values(g, {{"x", x}}), ref_resize(x, t.in, axes, t.mode, t.coord, t.rounding));
+    return g;
+}
+
+TEST(OnnxResize, SizesAndIntegerScalesGiveOneResizeWithTheOutputSize) {
+    OnnxModel m;
+    m.input("x", {1, 2, 4, 4}).output("a").output("b");
+    m.initializer("scales", {4}, {1, 1, 2, 2});
+    m.initializer_i64("sizes", {4}, {1, 2, 6, 3});
+    auto& n = m.node("Resize", {"x", "", "scales"}, {"a"});
+    set_attr(n, "mode", "nearest");
+    set_attr(n, "coordinate_transformation_mode", "asymmetric");
+    set_attr(n, "nearest_mode", "floor");
+    set_attr(m.node("Resize", {"x", "", "", "sizes"}, {"b"}), "mode", "linear");
+    ir::Graph g = m.import();
+    ir::OprId r0 = find_opr(g, "Resize", 0), r1 = find_opr(g, "Resize", 1);
+    EXPECT_EQ(enum_field(g, r0, "imode"), "NEAREST");
+    EXPECT_EQ(enum_field(g, r0, "format"), "NCHW");
+    EXPECT_EQ(input_ints(g, r0, 1), (std::vector<int32_t>{8, 8}));
+    EXPECT_EQ(enum_field(g, r1, "imode"), "LINEAR");
+    EXPECT_EQ(input_ints(g, r1, 1), (std::vector<int32_t>{6, 3}));
+    expect_round_trip(g);
+}
+
+TEST(OnnxResize, AlignCornersThatResizeCannotComputeDecomposes) {
+    ir::Graph g = check_scales({"linear", "align_corners", "", {1, 2, 4, 4}, {1, 1, 2, 2}});
+    EXPECT_EQ(count_ops(g, "Resize"), 0u);
+}
+
+TEST(OnnxResize, NearestWithAFractionalScaleSamplesWithTheScaleNotOutputOverInput) {
+    // The case: 11×13 ×1.7 gives 18×22, and ⌊18·11/18⌋-style sampling was off by 3.9.
+    ir::Graph g = check_scales({"nearest", "asymmetric", "floor", {1, 2, 11, 13}, {1, 1, 1.7f, 1.7f}});
+    EXPECT_EQ(count_ops(g, "Resize"), 0u);
+    EXPECT_EQ(count_ops(g, "IndexingMultiAxisVec"), 2u);
+    expect_round_trip(g);
+}
+
+TEST(OnnxResize, ScaleThatEqualsOutputOverInputIsOneResize) {
+    ir::Graph g = check_scales({"nearest", "asymmetric", "floor", {1, 2, 4, 5}, {1, 1, 2, 3}});
+    EXPECT_EQ(compute_ops(g), V{"Resize"});
+    EXPECT_EQ(enum_field(g, find_opr(g, "Resize"), "imode"), "NEAREST");
+    g = check_scales({"linear", "half_pixel", "", {1, 3, 4, 6}, {1, 1, 0.5f, 2}});
+    EXPECT_EQ(compute_ops(g), V{"Resize"});
+    EXPECT_EQ(enum_field(g, find_opr(g, "Resize"), "imode"), "LINEAR");
+}
+
+TEST(OnnxResize, LinearWithAFractionalScaleIsTwoWeightedGathersPerAxis) {
+    ir::Graph g = check_scales({"linear", "half_pixel", "", {1, 2, 5, 7}, {1, 1, 1.7f, 0.6f}});
+    EXPECT_EQ(count_ops(g, "Resize"), 0u);
+    EXPECT_EQ(count_ops(g, "IndexingMultiAxisVec"), 4u);
+    expect_round_trip(g);
+}
+
+TEST(OnnxResize, EveryNearestRoundingAndCoordinateModeMatchesOnnxsDefinition) {
+    for (std::string coord : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"})
+        for (std::string rounding : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
+            SCOPED_TRACE(coord + " " + rounding);
+            check_scales({"nearest", coord, rounding, {1, 1, 5, 6}, {1, 1, 1.7f, 0.5f}});
+            check_scales({"nearest", coord, rounding, {1, 1, 4, 3}, {1, 1, 2, 3}});
+        }
+}
+
+TEST(OnnxResize, LinearCoordinateModesMatchOnnxsDefinition) {
+    for (std::string coord : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"}) {
+        SCOPED_TRACE(coord);
+        check_scales({"linear", coord, "", {1, 2, 5, 6}, {1, 1, 1.7f, 0.4f}});
+        check_scales({"linear", coord, "", {2, 1, 3, 4}, {1, 1, 2, 2}});
+    }
+}
+
+TEST(OnnxResize, CubicThatResizeCannotComputeIsRefusedNamingTheNode) {
+    OnnxModel m(13);
+    m.input("x", {1, 1, 5, 5}).output("y");
+    m.initializer("scales", {4}, {1, 1, 1.7f, 1.7f});
+    set_attr(m.node("Resize", {"x", "", "scales"}, {"y"}, "up"), "mode", "cubic");
+    EXPECT_THROW(
+        {
+            try {
+                m.import();
+            } catch (const GraphError& e) {
+                EXPECT_NE(
+                    std::string(e.what()).find("node 'up' (Resize): cubic resize is supported only where"),
+                    std::string::npos)
+                    << e.what();
+                throw;
+            }
+        },
+        GraphError);
+}
+
+TEST(OnnxResize, Opset10SamplesAsymmetricAndRefusesNearestDownsampling) {
+    OnnxModel m(10);
+    m.input("x", {1, 1, 3, 3}).output("y");
+    m.initializer("scales", {4}, {1, 1, 1.5f, 1.5f});
+    set_attr(m.node("Resize", {"x", "scales"}, {"y"}), "mode", "linear");
+    ir::Graph g = m.import();
+    const auto x = ramp(9);
+    expect_near_all(
+        evaluate_values(g, {{"x", x}}),
+        ref_resize(x, {1, 1, 3, 3}, {{1, 1, 1, 1}, {1, 1, 1, 1}, {3, 4, 1.5, 4.5}, {3, 4, 1.5, 4.5}},
+                   "linear", "asymmetric", ""));
+
+    OnnxModel down(10);
+    down.input("x", {1, 1, 4, 4}).output("y");
+    down.initializer("scales", {4}, {1, 1, 0.5f, 0.5f});
+    down.node("Resize", {"x", "scales"}, {"y"});
+    EXPECT_THROW(down.import(), GraphError);
+}
+
+// ONNX's test models give scales/sizes as graph inputs; with the values of
+// test_data_set_0 made initializers they convert, and must match output_0.
+const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
+
+TEST(OnnxResize, OnnxTestDataWithConstantScalesMatchesOrIsRefused) {
+    if (!fs::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed";
+    // Refused, with the reason the importer gives.
+    const std::set<std::string> refused = {
+        "test_resize_downsample_scales_cubic",                         // out/in = 3/4, scale 0.8
+        "test_resize_downsample_scales_cubic_A_n0p5_exclude_outside",  // A = -0.5, exclude_outside
+        "test_resize_downsample_scales_cubic_align_corners",           // cubic: half_pixel only
+        "test_resize_tf_crop_and_resize",
+        "test_resize_upsample_scales_cubic_A_n0p5_exclude_outside",
+        "test_resize_upsample_scales_cubic_align_corners",
+        "test_resize_upsample_scales_cubic_asymmetric",
+    };
+    size_t matched = 0;
+    for (const auto& e : fs::directory_iterator(kNodeTests)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("test_resize_", 0) != 0) continue;
+        SCOPED_TRACE(name);
+        onnx::ModelProto model;
+        {
+            std::ifstream in(e.path() / "model.onnx", std::ios::binary);
+            ASSERT_TRUE(model.ParseFromIstream(&in));
+        }
+        const fs::path set = e.path() / "test_data_set_0";
+        // Inputs after X become initializers holding the data set's values.
+        auto* g = model.mutable_graph();
+        std::vector<std::string> names;
+        for (const auto& in : g->input()) names.push_back(in.name());
+        for (size_t k = 1; k < names.size(); ++k) {
+            onnx::TensorProto t;
+            std::ifstream in(set / ("input_" + std::to_string(k) + ".pb"), std::ios::binary);
+            ASSERT_TRUE(t.ParseFromIstream(&in));
+            t.set_name(names[k]);
+            *g->add_initializer() = t;
+        }
+        while (g->input_size() > 1) g->mutable_input()->RemoveLast();
+        const std::string bytes = model.SerializeAsString();
+        ir::Graph graph;
+        try {
+            graph = formats::import_onnx_bytes(
+                ir::Bytes(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()), name, ".");
+        } catch (const GraphError& err) {
+            EXPECT_TRUE(refused.count(name)) << "refused: " << err.what();
+            continue;
+        }
+        EXPECT_FALSE(refused.count(name)) << "converts, but is listed as refused";
+        auto sets = engine::eval::read_onnx_test_sets(set);
+        ASSERT_EQ(sets.size(), 1u);
+        sets[0].inputs.resize(1);  // X; the others are initializers now
+        const auto outputs = engine::eval::evaluate(graph, engine::eval::onnx_feeds(graph, sets[0], {"X"}));
+        const auto check =
+            engine::eval::check_against_onnx(outputs.at(0).value, sets[0].outputs.at(0).value, "Y");
+        EXPECT_TRUE(check.ok()) << check.problem << " " << check.mismatched << " mismatched, max abs "
+                                << check.max_abs;
+        matched += check.ok();
+    }
+    EXPECT_EQ(matched, 16u);  // every nearest and linear case, and cubic where Resize computes it
+}
+
+}  // namespace
+}  // namespace mgedump::test
