@@ -1,6 +1,6 @@
-# ONNX import (formats/onnx_*.cpp): Debian's libonnx-dev and libprotobuf-dev.
+# ONNX import (formats/onnx/*.cpp): Debian's libonnx-dev and libprotobuf-dev.
 # onnx_proto carries ONNX_NAMESPACE=onnx and ONNX_ML=1 as interface definitions,
-# so every target that sees formats/onnx_*.h agrees on the generated classes.
+# so every target that sees formats/onnx/*.h agrees on the generated classes.
 find_package(Protobuf REQUIRED)
 find_package(ONNX CONFIG REQUIRED)
 target_link_libraries(mgedump_formats PUBLIC onnx_proto protobuf::libprotobuf)

@@ -57,6 +57,9 @@ auto with_path(const std::string& path, F&& f) {
 }  // namespace
 
 struct ReadBuffers::State {
+    // A constructor, not aggregate initialisation from make_shared's parentheses,
+    // which clang supports only from version 16.
+    explicit State(size_t keep_) : keep(keep_) {}
     const size_t keep;
     std::mutex mutex;
     std::vector<std::unique_ptr<std::byte[]>> free;  // each kReadBelow bytes

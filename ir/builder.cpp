@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include "ir/error.h"
@@ -17,6 +18,29 @@ std::string type_error(std::string_view label, const ParamTableDesc& t, const Fi
     return fmt::format("{}: param {}.{}: {}", label, t.name, f.name, what);
 }
 
+// MegEngine's schema spells MAX/MIN as MAX_/MIN_ (Python keywords); the builder takes both.
+std::string enum_members(const EnumDesc& e) {
+    std::string out;
+    for (const EnumMember& m : e.members) {
+        std::string_view name = m.name;
+        if (name.size() > 1 && name.back() == '_') name.remove_suffix(1);
+        fmt::format_to(std::back_inserter(out), "{}{}", out.empty() ? "" : ", ", name);
+    }
+    return out;
+}
+
+// "Convolution: mode, pad_h, ...; ExecutionPolicy: strategy, workspace_limit".
+std::string param_fields(const OpDef& op) {
+    std::string out;
+    for (std::string_view table_name : op.params) {
+        const ParamTableDesc& t = param_table(find_param_table(table_name));
+        fmt::format_to(std::back_inserter(out), "{}{}:", out.empty() ? "" : "; ", t.name);
+        for (size_t i = 0; i < t.fields.size(); ++i)
+            fmt::format_to(std::back_inserter(out), "{} {}", i ? "," : "", t.fields[i].name);
+    }
+    return out;
+}
+
 int64_t as_integer(const ParamArg& a, std::string_view label, const ParamTableDesc& t, const FieldDesc& f) {
     if (auto* i = std::get_if<int64_t>(&a)) return *i;
     if (auto* u = std::get_if<uint64_t>(&a)) {
@@ -25,7 +49,10 @@ int64_t as_integer(const ParamArg& a, std::string_view label, const ParamTableDe
         return static_cast<int64_t>(*u);
     }
     if (auto* b = std::get_if<bool>(&a)) return *b ? 1 : 0;
-    if (auto* d = std::get_if<double>(&a); d && std::floor(*d) == *d) return static_cast<int64_t>(*d);
+    if (auto* d = std::get_if<double>(&a); d && std::floor(*d) == *d) {
+        if (std::fabs(*d) >= 0x1p63) throw GraphError(type_error(label, t, f, fmt::format("{} is out of range", *d)));
+        return static_cast<int64_t>(*d);
+    }
     throw GraphError(type_error(label, t, f, "expected an integer"));
 }
 
@@ -74,7 +101,12 @@ FieldValue convert(const ParamArg& a, std::string_view label, const ParamTableDe
             double d;
             if (auto* x = std::get_if<double>(&a)) d = *x;
             else d = static_cast<double>(as_integer(a, label, t, f));
-            if (f.type == FieldType::Float32) d = static_cast<float>(d);
+            if (f.type == FieldType::Float32) {
+                // Rounding to float is what a Float32 field means; overflowing to inf is not.
+                if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max())
+                    throw GraphError(type_error(label, t, f, fmt::format("{} is out of Float32's range", d)));
+                d = static_cast<float>(d);
+            }
             return d;
         }
         case FieldType::Enum: {
@@ -82,7 +114,9 @@ FieldValue convert(const ParamArg& a, std::string_view label, const ParamTableDe
             if (auto* s = std::get_if<std::string>(&a)) {
                 const EnumMember* m = find_enum_member(e, *s);
                 if (!m) m = find_enum_member(e, *s + "_");  // MAX/MIN are spelled MAX_/MIN_ in the schema
-                if (!m) throw GraphError(type_error(label, t, f, fmt::format("'{}' is not a {} member", *s, e.name)));
+                if (!m)
+                    throw GraphError(type_error(
+                        label, t, f, fmt::format("'{}' is not a {} member (members: {})", *s, e.name, enum_members(e))));
                 return int64_t{m->value};
             }
             int64_t v = as_integer(a, label, t, f);
@@ -104,6 +138,8 @@ FieldValue convert(const ParamArg& a, std::string_view label, const ParamTableDe
         case FieldType::DTypeScalar:
             if (auto* s = std::get_if<DTypeScalar>(&a)) return *s;
             if (auto* d = std::get_if<double>(&a)) {
+                if (std::isfinite(*d) && std::fabs(*d) > std::numeric_limits<float>::max())
+                    throw GraphError(type_error(label, t, f, fmt::format("{} is out of Float32's range", *d)));
                 DTypeScalar s;
                 float x = static_cast<float>(*d);
                 std::memcpy(s.storage, &x, 4);
@@ -180,7 +216,8 @@ std::vector<ParamValue> make_params(const OpDef& op, const ParamArgs& args, std:
             field_index = idx;
         }
         if (!target)
-            throw GraphError(fmt::format("{}: operator {} has no param field '{}'", op_label, op.name, arg.field));
+            throw GraphError(fmt::format("{}: operator {} has no param field '{}' ({})", op_label, op.name, arg.field,
+                                         op.params.empty() ? "it has no params" : "its fields: " + param_fields(op)));
         const ParamTableDesc& t = param_table(target->table);
         target->fields[field_index] = convert(arg.value, op_label, t, t.fields[field_index]);
     }

@@ -8,7 +8,7 @@
 #include "engine/load.h"
 #include "formats/graph_json.h"
 #include "formats/model_reader.h"
-#include "formats/onnx_import.h"
+#include "formats/onnx/import.h"
 #include "ir/error.h"
 #include "ir/xxh3_dispatch.h"
 

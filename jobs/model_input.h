@@ -1,6 +1,6 @@
 // Reading one job's input into a graph: graph JSON (formats/graph_json.h), a .mge
 // file of either format (engine/load.h), told apart by the model magic, or an ONNX
-// model (formats/onnx_import.h), known by its .onnx name.
+// model (formats/onnx/import.h), known by its .onnx name.
 // Also the cheap up-front estimate of what a model will cost in memory.
 #pragma once
 

@@ -1,8 +1,8 @@
-// Reading ONNX files (formats/onnx_model_file.h): initializers' raw_data stay in the
+// Reading ONNX files (formats/onnx/model_file.h): initializers' raw_data stay in the
 // file image (views into the mapping, not protobuf copies), and whatever the file
 // looks like — fields in any order, repeated fields, records the skeleton walker
 // does not read, damage — the model imports exactly as protobuf alone reads it.
-#include "formats/onnx_model_file.h"
+#include "formats/onnx/model_file.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "engine/artifact_file.h"
-#include "formats/onnx_importer.h"
+#include "formats/onnx/importer.h"
 #include "jobs/model_input.h"
 #include "onnx_test_model.h"
 

@@ -19,7 +19,7 @@
 #include "engine/eval/elements.h"
 #include "engine/eval/evaluator.h"
 #include "formats/model_reader.h"
-#include "formats/onnx_import.h"
+#include "formats/onnx/import.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
 #include "ir/param_schema.h"

@@ -15,7 +15,7 @@ forward of it (output k of the flattened result, float32 as PyTorch computes it)
 Offline: weights=None, fixed seeds. The corpus lives in the build tree and is never
 committed.
 
-The expectations restate the importer's documented mapping (formats/ONNX_IMPORT.md)
+The expectations restate the importer's documented mapping (formats/onnx/ONNX_IMPORT.md)
 as counts over the ONNX graph, so the C++ check (tests/corpus/onnx_corpus_check.cpp)
 compares mgedump's output with something mgedump did not produce:
   * compute families: Conv -> ConvBias/Convolution, ConvTranspose ->

@@ -16,6 +16,8 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   pybind11-dev python3-dev python3-pytest python3-numpy python3-onnx
   libopenblas-dev libonnx-testdata
+  # packaging (tools/package_test.sh): pip and wheels offline, virtual environments, cpack's .deb
+  python3-setuptools python3-wheel python3-build python3-venv python3-pip dpkg-dev file
 )
 for option in "$@"; do
   case "$option" in

@@ -16,7 +16,7 @@
 #include "bench/compare/comparison.h"
 #include "bench/compare/report_table.h"
 #include "bench/support/synthetic_models.h"
-#include "formats/onnx_import.h"
+#include "formats/onnx/import.h"
 
 namespace mgedump::bench {
 namespace {

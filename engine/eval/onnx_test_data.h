@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/eval/evaluator.h"
-#include "formats/onnx_tensor_file.h"
+#include "formats/onnx/tensor_file.h"
 
 namespace mgedump::engine::eval {
 

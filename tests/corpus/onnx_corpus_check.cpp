@@ -28,9 +28,9 @@
 
 #include "engine/dump.h"
 #include "formats/model_reader.h"
-#include "formats/onnx_import.h"
-#include "formats/onnx_importer.h"
-#include "formats/onnx_model_file.h"
+#include "formats/onnx/import.h"
+#include "formats/onnx/importer.h"
+#include "formats/onnx/model_file.h"
 #include "ir/op_registry.h"
 #include "tests/corpus/onnx_corpus.h"
 
@@ -110,7 +110,7 @@ TEST_P(OnnxCorpus, ConvertsToBothFormatsAndMatchesTheOnnxGraph) {
 }
 
 // The MegEngine dtype an ONNX element type imports as (INT64 → Int32, DOUBLE →
-// Float32: formats/ONNX_IMPORT.md); nullopt for types the corpus does not use.
+// Float32: formats/onnx/ONNX_IMPORT.md); nullopt for types the corpus does not use.
 std::optional<ir::DTypeEnum> megengine_dtype(int64_t onnx_elem_type) {
     switch (onnx_elem_type) {
         case 1: case 11: return ir::DTypeEnum::Float32;  // FLOAT, DOUBLE

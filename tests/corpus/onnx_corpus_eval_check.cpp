@@ -23,7 +23,7 @@
 #include "engine/eval/evaluator.h"
 #include "engine/eval/npy_tensor.h"
 #include "formats/model_reader.h"
-#include "formats/onnx_import.h"
+#include "formats/onnx/import.h"
 #include "ir/infer/shape_util.h"
 #include "tests/corpus/onnx_corpus.h"
 

@@ -3,7 +3,7 @@
 // model.onnx with test_data_set_*/input_N.pb and output_N.pb). Every model the
 // importer converts is executed on every data set and must match the expected
 // outputs with ONNX's backend-test tolerance (rtol 1e-3, atol 1e-7; integers
-// exactly). The counts are printed; formats/ONNX_IMPORT.md carries them.
+// exactly). The counts are printed; formats/onnx/ONNX_IMPORT.md carries them.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -14,8 +14,8 @@
 
 #include "engine/eval/evaluator.h"
 #include "engine/eval/onnx_test_data.h"
-#include "formats/onnx_import.h"
-#include "formats/onnx_model_file.h"
+#include "formats/onnx/import.h"
+#include "formats/onnx/model_file.h"
 #include "ir/error.h"
 
 namespace mgedump {

@@ -17,7 +17,7 @@
 #include "engine/dump.h"
 #include "engine/testcase/testcase_dump.h"
 #include "formats/graph_json.h"
-#include "formats/onnx_import.h"
+#include "formats/onnx/import.h"
 #include "ir/error.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/dump_flags.h"
@@ -143,7 +143,7 @@ void register_dump(CLI::App& app) {
     auto cmd_state = std::make_shared<DumpCommand>();
     CLI::App* cmd = app.add_subcommand("dump", "Serialize a graph (graph JSON or ONNX) into a .mge file");
     cmd->add_option("inputs", cmd_state->inputs,
-                    "graph JSON file(s) (formats/GRAPH_JSON.md) or ONNX models (*.onnx, formats/ONNX_IMPORT.md); "
+                    "graph JSON file(s) (formats/GRAPH_JSON.md) or ONNX models (*.onnx, formats/onnx/ONNX_IMPORT.md); "
                     "several give several graphs in one file")
         ->required();
     cmd->add_option("-o,--output", cmd_state->output, "the .mge file to write (\"-\": standard output)")->required();

@@ -25,7 +25,7 @@
 #include "engine/eval/onnx_test_data.h"
 #include "engine/redump.h"
 #include "engine/testcase/testcase_check.h"
-#include "formats/onnx_model_file.h"
+#include "formats/onnx/model_file.h"
 #include "formats/testcase_file.h"
 #include "ir/error.h"
 #include "ir/validate.h"

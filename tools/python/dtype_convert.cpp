@@ -65,6 +65,38 @@ std::optional<ir::DTypeEnum> from_numpy(const py::dtype& d) {
     return std::nullopt;
 }
 
+// `arr` as numpy type `to`, refusing what the cast would change beyond rounding: an
+// integer that does not fit (2**40 as int32 would be 0), a fraction or NaN cast to
+// an integer type, a finite value that overflows a float type (1e300 as float32
+// would be inf). numpy's own overflow warnings are silenced: this says it as an error.
+py::object converted_exactly(const py::module_& np, const py::object& arr, const char* to, std::string_view what) {
+    const py::dtype target(to);
+    py::object errstate = np.attr("errstate")(py::arg("all") = "ignore");
+    errstate.attr("__enter__")();
+    py::object out, bad;
+    try {
+        out = arr.attr("astype")(target);
+        const char kind = target.kind();
+        if (kind == 'i' || kind == 'u' || kind == 'b')
+            bad = np.attr("not_equal")(out, arr);
+        else if (kind == 'f' && arr.attr("dtype").attr("kind").cast<std::string>() != "c")
+            bad = np.attr("logical_and")(np.attr("isinf")(out), np.attr("isfinite")(arr));
+    } catch (py::error_already_set& e) {  // e.g. a Python int beyond 64 bits, held as an object array
+        errstate.attr("__exit__")(py::none(), py::none(), py::none());
+        throw py::value_error(fmt::format("{}: values cannot be {}: {}", what, to, e.what()));
+    }
+    errstate.attr("__exit__")(py::none(), py::none(), py::none());
+    if (!bad.is_none() && np.attr("any")(bad).cast<bool>()) {
+        const py::object at = np.attr("flatnonzero")(bad)[py::int_(0)];
+        const py::object value = arr.attr("flat")[at], became = out.attr("flat")[at];
+        throw py::value_error(fmt::format("{}: value {} (element {}) does not fit {}: it would become {}", what,
+                                          py::repr(value.attr("item")()).cast<std::string>(),
+                                          at.cast<long long>(), to,
+                                          py::repr(became.attr("item")()).cast<std::string>()));
+    }
+    return out;
+}
+
 }  // namespace
 
 ir::DType dtype_from_py(py::handle value, std::string_view what) {
@@ -125,12 +157,12 @@ TensorValue tensor_value_from_py(py::handle value, std::string_view what,
                                               ir::dtype_name(dtype->type), storage,
                                               py::str(d).cast<std::string>()));
     } else if (dtype) {
-        arr = np.attr("asarray")(arr, py::arg("dtype") = storage);
+        if (!d.equal(py::dtype(storage))) arr = converted_exactly(np, arr, storage, what);
     } else if (d.kind() == 'f' &&
                d.itemsize() == 8) {  // MegEngine has no 64-bit types; it narrows as its Tensor does
-        arr = arr.attr("astype")("float32");
+        arr = converted_exactly(np, arr, "float32", what);
     } else if ((d.kind() == 'i' || d.kind() == 'u') && d.itemsize() == 8) {
-        arr = arr.attr("astype")("int32");
+        arr = converted_exactly(np, arr, "int32", what);
     } else if (!d.attr("isnative").cast<bool>()) {
         arr = arr.attr("astype")(d.attr("newbyteorder")("="));
     }

@@ -28,7 +28,9 @@ pybind11::object dtype_to_py(const ir::DType& d);
 // is converted as MegEngine converts it: float64 → float32, int64 → int32, Python
 // scalars and lists through numpy, non-contiguous arrays made contiguous. With
 // `dtype`, plain values are converted to it; quantized ones must already be their
-// storage integers (int8 for QuantizedS8, uint8 for Quantized8Asymm, ...).
+// storage integers (int8 for QuantizedS8, uint8 for Quantized8Asymm, ...). A
+// conversion never changes a value beyond rounding: an integer that does not fit,
+// a fraction into an integer type or a float overflowing to inf is a ValueError.
 struct TensorValue {
     ir::DType dtype;
     std::vector<uint32_t> shape;

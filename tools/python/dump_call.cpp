@@ -160,7 +160,9 @@ PreparedDump prepare_dump(const DumpArgs& a, std::string_view context) {
     opt.model_version = static_cast<uint32_t>(a.model_version);
     opt.compat_older_version = a.compat_older_version;
     opt.metadata = metadata_from_py(a.metadata, fmt::format("{}metadata", context));
-    // append_json "will be checked when strip_info_file is not None" (docstring): ignored otherwise.
+    // MegEngine ignores append_json without strip_info_file; like the command line, refuse it.
+    if (a.append_json && a.strip_info_file.is_none())
+        value_error(context, "append_json needs strip_info_file (the file to merge the strip info into)");
     if (!a.strip_info_file.is_none()) {
         if (is_path(a.strip_info_file)) {
             opt.strip_info_file =

@@ -156,8 +156,15 @@ void bind_var(py::module_& m) {
             "else None.")
         .def("__eq__", [](const Var& a, const Var& b) { return a.state == b.state && a.id == b.id; })
         .def("__hash__", [](const Var& v) { return std::hash<const void*>{}(v.state.get()) ^ v.id.value; })
-        .def("__repr__", [](const Var& v) {
-            return fmt::format("<mgedump.Var {}>", ir::describe_var(v.state->graph(), v.id));
+        // <mgedump.Var var 2 'y': float32 (1, 3), from operator #2 'y' (Elemwise)>
+        .def("__repr__", [](py::object self) {
+            const Var& v = self.cast<const Var&>();
+            const ir::Graph& g = v.state->graph();
+            const py::object dtype = self.attr("dtype"), shape = self.attr("shape");
+            return fmt::format("<mgedump.Var {}: {} {}, from {}>", ir::describe_var(g, v.id),
+                               dtype.is_none() ? "unknown dtype" : py::str(dtype).cast<std::string>(),
+                               shape.is_none() ? "unknown shape" : py::repr(shape).cast<std::string>(),
+                               ir::describe_opr(g, g.vars.owner[v.id.value]));
         });
 }
 

@@ -9,7 +9,7 @@
 
 #include "engine/load.h"
 #include "formats/model_reader.h"
-#include "formats/onnx_import.h"
+#include "formats/onnx/import.h"
 #include "tools/python/bindings.h"
 #include "tools/python/graph_state.h"
 #include "tools/python/keepalive.h"

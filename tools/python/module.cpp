@@ -1,10 +1,13 @@
-// The Python module `mgedump`: MegEngine's dump_graph/load_graph contract backed by
-// the C++ engine, plus a small graph-building API and a parallel dump_many.
+// The compiled core of the Python package `mgedump` (python/mgedump), imported as
+// mgedump._core: MegEngine's dump_graph/load_graph contract backed by the C++
+// engine, plus a small graph-building API and a parallel dump_many. The package
+// re-exports it with MegEngine's signatures; nothing imports _core directly.
 #include "tools/python/bindings.h"
 
-PYBIND11_MODULE(mgedump, m) {
+PYBIND11_MODULE(_core, m) {
     using namespace mgedump::python;
-    m.doc() = "Serialize computing graphs into MegEngine's .mge formats (FBS, FBS_V2) and read them back.";
+    m.doc() = "mgedump's compiled core; use the package mgedump.";
+    m.attr("__version__") = MGEDUMP_VERSION;
     bind_errors(m);
     bind_metadata(m);
     bind_graph(m);

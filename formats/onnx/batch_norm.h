@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/onnx_importer.h"
+#include "formats/onnx/importer.h"
 
 namespace mgedump::formats::onnx_import {
 

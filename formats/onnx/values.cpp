@@ -1,4 +1,4 @@
-#include "formats/onnx_values.h"
+#include "formats/onnx/values.h"
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>

@@ -1,4 +1,4 @@
-#include "formats/onnx_window.h"
+#include "formats/onnx/window.h"
 
 #include <fmt/format.h>
 

@@ -2,13 +2,13 @@
 // bias (bias viewed as (1, OC, 1, 1)) and Convolution otherwise; groups use
 // sparse=GROUP with the weights viewed as (G, OC/G, IC/G, KH, KW) — same bytes, so
 // weights stay views into the model. A BatchNormalization whose input is a Conv
-// output read by nothing else is folded into that Conv (see onnx_batch_norm.h).
+// output read by nothing else is folded into that Conv (see formats/onnx/batch_norm.h).
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
-#include "formats/onnx_batch_norm.h"
-#include "formats/onnx_values.h"
-#include "formats/onnx_window.h"
+#include "formats/onnx/batch_norm.h"
+#include "formats/onnx/values.h"
+#include "formats/onnx/window.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {

@@ -2,7 +2,7 @@
 // A model converts fully or not at all: an operator, attribute or value the
 // importer cannot map is an error naming the file, the node, its op type and
 // what is missing. Which ONNX operators map to which MegEngine operators, and
-// what is folded at import time, is listed in formats/ONNX_IMPORT.md.
+// what is folded at import time, is listed in formats/onnx/ONNX_IMPORT.md.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "formats/onnx_importer.h"
+#include "formats/onnx/importer.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,7 +10,7 @@
 #include <limits>
 #include <unordered_map>
 
-#include "formats/onnx_values.h"
+#include "formats/onnx/values.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "formats/onnx_importer.h"
+#include "formats/onnx/importer.h"
 #include "ir/builder.h"
 
 namespace mgedump::formats::onnx_import {

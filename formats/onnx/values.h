@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "formats/onnx_importer.h"
+#include "formats/onnx/importer.h"
 
 namespace mgedump::formats::onnx_import {
 

@@ -15,7 +15,7 @@
 #include <cmath>
 #include <map>
 
-#include "formats/onnx_values.h"
+#include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {

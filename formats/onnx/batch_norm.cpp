@@ -1,11 +1,11 @@
-#include "formats/onnx_batch_norm.h"
+#include "formats/onnx/batch_norm.h"
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
 
-#include "formats/onnx_values.h"
+#include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {

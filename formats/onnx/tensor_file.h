@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "formats/onnx_model_file.h"
+#include "formats/onnx/model_file.h"
 
 namespace mgedump::formats {
 

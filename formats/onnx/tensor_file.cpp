@@ -1,4 +1,4 @@
-#include "formats/onnx_tensor_file.h"
+#include "formats/onnx/tensor_file.h"
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>

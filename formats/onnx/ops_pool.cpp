@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "formats/onnx_values.h"
-#include "formats/onnx_window.h"
+#include "formats/onnx/values.h"
+#include "formats/onnx/window.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {

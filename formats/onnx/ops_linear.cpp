@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
-#include "formats/onnx_values.h"
+#include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <optional>
 
-#include "formats/onnx_values.h"
+#include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {

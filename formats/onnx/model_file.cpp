@@ -1,4 +1,4 @@
-#include "formats/onnx_model_file.h"
+#include "formats/onnx/model_file.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "formats/onnx_values.h"
+#include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {

@@ -1,7 +1,7 @@
 // The state of one ONNX import, shared by the operator handlers: the values
 // flowing between ONNX nodes (graph vars, import-time constants, or both), the
 // node being converted, and helpers that name the file, node and op type in
-// every error. Internal to formats/onnx_*.cpp.
+// every error. Internal to formats/onnx/*.cpp.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +13,8 @@
 #include <tuple>
 #include <vector>
 
-#include "formats/onnx_import.h"
-#include "formats/onnx_model_file.h"
+#include "formats/onnx/import.h"
+#include "formats/onnx/model_file.h"
 #include "ir/builder.h"
 
 namespace onnx {
