@@ -176,8 +176,27 @@ TEST(OnnxModelImport, MalformedProtobufIsAFormatErrorNamingTheFile) {
 TEST(OnnxModelImport, UnsupportedOperatorNamesFileNodeAndOpType) {
     OnnxModel m;
     m.input("x", {4}).output("y");
-    m.node("Celu", {"x"}, {"y"}, "act3");
-    EXPECT_EQ(import_error(m), "test.onnx: node 'act3' (Celu): operator type is not supported");
+    m.node("Unique", {"x"}, {"y"}, "act3");
+    EXPECT_EQ(import_error(m),
+              "test.onnx: 1 operator type cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported ones): "
+              "Unique (1 node, first 'act3')");
+}
+
+// One error for the whole model: every unsupported op type once, in order of first
+// appearance, with its node count and first node (its name, else its first output).
+TEST(OnnxModelImport, EveryUnsupportedOperatorIsListedInOneError) {
+    OnnxModel m;
+    m.input("x", {4}).output("y");
+    m.node("Unique", {"x"}, {"u1"}, "first_unique");
+    m.node("Relu", {"u1"}, {"r"});
+    m.node("Det", {"r"}, {"d"});
+    m.node("Unique", {"d"}, {"u2"});
+    m.node("Unique", {"u2"}, {"y"});
+    m.node("Relu", {"x"}, {"z"}).set_domain("com.microsoft");
+    EXPECT_EQ(import_error(m),
+              "test.onnx: 3 operator types cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported "
+              "ones): Unique (3 nodes, first 'first_unique'); Det (1 node, first 'Det_3'); com.microsoft:Relu (1 "
+              "node, first 'Relu_6': domain 'com.microsoft')");
 }
 
 TEST(OnnxModelImport, UnsupportedAttributeNamesTheAttribute) {
@@ -273,7 +292,8 @@ TEST(OnnxModelImport, OperatorFromAnotherDomainIsAnError) {
     m.input("x", {4}).output("y");
     m.node("Relu", {"x"}, {"y"}, "r").set_domain("com.microsoft");
     EXPECT_EQ(import_error(m),
-              "test.onnx: node 'r' (Relu): operator domain 'com.microsoft' is not supported");
+              "test.onnx: 1 operator type cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported ones): "
+              "com.microsoft:Relu (1 node, first 'r': domain 'com.microsoft')");
 }
 
 TEST(OnnxModelImport, ShapeDependentValueThatIsNotConstantIsAnError) {

@@ -22,8 +22,14 @@ const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, std::string_view
 std::string scale_of(const Importer& c, const onnx::NodeProto& bn, BatchNormScale& out) {
     for (const auto& a : bn.attribute())
         if (a.name() != "epsilon" && a.name() != "momentum" && a.name() != "spatial" &&
-            a.name() != "training_mode")
+            a.name() != "training_mode" && !(a.name() == "is_test" && c.opset() < 7))
             return fmt::format("attribute '{}' is not supported", a.name());
+    // BatchNormalization-6 (opset < 7) normalises with the batch's statistics unless
+    // is_test is nonzero; its default is 0.
+    if (const auto* a = find_attr(bn, "is_test"); c.opset() < 7 && (!a || a->i() == 0))
+        return fmt::format("is_test is 0 (training mode, the default at opset {}); only is_test=1 (inference) "
+                           "is supported",
+                           c.opset());
     if (const auto* a = find_attr(bn, "training_mode"); a && a->i() != 0)
         return "training_mode is not supported";
     if (const auto* a = find_attr(bn, "spatial"); a && a->i() != 1) return "spatial=0 is not supported";

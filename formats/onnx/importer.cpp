@@ -10,6 +10,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "formats/onnx/op_support.h"
 #include "formats/onnx/values.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
@@ -23,7 +24,9 @@ const std::unordered_map<std::string_view, Handler>& handler_index() {
     static const auto index = [] {
         std::unordered_map<std::string_view, Handler> m;
         for (auto table : {elementwise_handlers(), conv_handlers(), linear_handlers(), pool_handlers(),
-                           shape_handlers(), index_handlers(), resize_handlers()})
+                           shape_handlers(), index_handlers(), resize_handlers(),
+                           math_handlers(), compare_handlers(), reduce_handlers(), norm_handlers(),
+                           tensor_handlers(), gather_handlers()})
             for (const OpHandler& h : table) m.emplace(h.op_type, h.convert);
         return m;
     }();
@@ -101,13 +104,15 @@ Value& Importer::lookup(const std::string& name) {
 
 const Value& Importer::input(size_t i) const {
     if (!has_input(i)) fail(fmt::format("input #{} is missing", i));
+    if (auto it = input_overrides_.find(i); it != input_overrides_.end()) return it->second;
     return const_cast<Importer*>(this)->lookup(node_->input(static_cast<int>(i)));
 }
 
 ir::VarId Importer::var(size_t i) {
     if (!has_input(i)) fail(fmt::format("input #{} is missing", i));
     const std::string& name = node_->input(static_cast<int>(i));
-    Value& v = lookup(name);
+    auto over = input_overrides_.find(i);
+    Value& v = over != input_overrides_.end() ? over->second : lookup(name);
     if (!v.var.valid()) v.var = materialize(v, name);
     return v.var;
 }
@@ -144,6 +149,7 @@ void Importer::check_attrs(std::initializer_list<std::string_view> known) const 
     for (const auto& a : node_->attribute()) {
         bool ok = false;
         for (std::string_view k : known) ok = ok || a.name() == k;
+        for (const std::string& k : handled_attrs_) ok = ok || a.name() == k;
         if (!ok) fail(fmt::format("attribute '{}' is not supported", a.name()));
     }
 }
@@ -224,11 +230,12 @@ void Importer::set_output_var(size_t i, ir::VarId var, int32_t elem_type, Shape 
 }
 
 ir::OprId Importer::emit_opr(std::string_view op, std::vector<ir::VarId> inputs, const ir::ParamArgs& params,
-                             uint32_t outputs) {
+                             uint32_t outputs, ir::DType output_dtype) {
     ir::OpTypeId type = ir::find_op(op);
     ir::OpOptions o;
     o.name = ops_in_node_ == 0 ? node_label_ : fmt::format("{}:{}", node_label_, ops_in_node_);
     o.outputs = outputs;
+    o.output_dtype = output_dtype;
     ++ops_in_node_;
     std::string label =
         fmt::format("{}: node '{}' ({}) as {}", model_.label, node_label_, node_->op_type(), op);
@@ -237,6 +244,11 @@ ir::OprId Importer::emit_opr(std::string_view op, std::vector<ir::VarId> inputs,
 
 ir::VarId Importer::emit(std::string_view op, std::vector<ir::VarId> inputs, const ir::ParamArgs& params) {
     return graph().output_var(emit_opr(op, std::move(inputs), params, 0), 0);
+}
+
+ir::VarId Importer::emit_as(ir::DType output_dtype, std::string_view op, std::vector<ir::VarId> inputs,
+                            const ir::ParamArgs& params) {
+    return graph().output_var(emit_opr(op, std::move(inputs), params, 0, output_dtype), 0);
 }
 
 ir::VarId Importer::const_var(ir::DTypeEnum dtype, const Shape& shape, std::vector<std::byte> bytes) {
@@ -406,6 +418,8 @@ void Importer::convert(const onnx::NodeProto& n) {
     node_ = &n;
     node_label_ = !n.name().empty() ? n.name() : (n.output_size() > 0 ? n.output(0) : n.op_type());
     ops_in_node_ = 0;
+    handled_attrs_.clear();
+    input_overrides_.clear();
     if (auto it = fused_bn_.find(n.output_size() > 0 ? n.output(0) : ""); it != fused_bn_.end()) return;
     if (!n.domain().empty() && n.domain() != "ai.onnx")
         fail(fmt::format("operator domain '{}' is not supported", n.domain()));
@@ -414,6 +428,7 @@ void Importer::convert(const onnx::NodeProto& n) {
     const auto& index = handler_index();
     auto it = index.find(n.op_type());
     if (it == index.end()) fail("operator type is not supported");
+    if (opset_ < 7) upgrade_legacy_node(*this);
     it->second(*this);
     for (int k = 0; k < n.output_size(); ++k)
         if (!n.output(k).empty() && !values_.count(n.output(k)))
@@ -433,9 +448,12 @@ ir::Graph Importer::run() {
     for (const auto& out : g.output()) ++consumers_[out.name()];
     for (const auto& op : model_.proto->opset_import())
         if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
-    if (opset_ < 7)
-        throw GraphError(
-            fmt::format("{}: opset {} is older than the oldest supported (7)", model_.label, opset_));
+    // Opsets 1..6: each operator's version in force is checked (formats/onnx/op_versions.cpp).
+    refuse_unsupported_ops(g, model_.label, opset_,
+                           [](std::string_view op) { return handler_index().count(op) != 0; });
+    if (opset_ < 1)
+        throw GraphError(fmt::format("{}: the model imports no version of the default ONNX domain (opset {})",
+                                     model_.label, opset_));
     declare_inputs();
     for (const auto& n : g.node()) convert(n);
     node_ = nullptr;

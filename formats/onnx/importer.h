@@ -62,6 +62,12 @@ class Importer {
     // Attributes. check_attrs fails on any attribute not listed (an attribute we do
     // not understand could change the result).
     void check_attrs(std::initializer_list<std::string_view> known) const;
+    // An attribute another layer took care of (formats/onnx/legacy.cpp: opset < 7's
+    // broadcast, is_test): check_attrs accepts it for the current node.
+    void mark_attr_handled(std::string_view name) { handled_attrs_.emplace_back(name); }
+    // Input #i of the current node as its handler sees it (legacy broadcasting's B
+    // reshaped for numpy rules): input(i) and var(i) return `v` instead.
+    void override_input(size_t i, Value v) { input_overrides_[i] = std::move(v); }
     bool has_attr(std::string_view name) const;
     int64_t attr_int(std::string_view name, int64_t fallback) const;
     double attr_float(std::string_view name, double fallback) const;
@@ -83,7 +89,11 @@ class Importer {
     // get ":1", ":2", ...).
     ir::VarId emit(std::string_view op, std::vector<ir::VarId> inputs, const ir::ParamArgs& params = {});
     ir::OprId emit_opr(std::string_view op, std::vector<ir::VarId> inputs, const ir::ParamArgs& params,
-                       uint32_t outputs);
+                       uint32_t outputs, ir::DType output_dtype = ir::DType::none());
+    // An operator whose output dtype is given by its config (ElemwiseMultiType's
+    // comparisons, ISNAN and ISINF output Bool).
+    ir::VarId emit_as(ir::DType output_dtype, std::string_view op, std::vector<ir::VarId> inputs,
+                      const ir::ParamArgs& params = {});
     ir::VarId const_var(ir::DTypeEnum dtype, const Shape& shape, std::vector<std::byte> bytes);
     ir::VarId const_i32(const std::vector<int64_t>& values);  // 1-D Int32
     ir::VarId const_f32(float value);                         // shape (1)
@@ -128,6 +138,8 @@ class Importer {
     std::vector<std::shared_ptr<const void>> pinned_;  // keeps those addresses from being reused
     const onnx::NodeProto* node_ = nullptr;
     std::string node_label_;
+    std::vector<std::string> handled_attrs_;   // for the current node
+    std::map<size_t, Value> input_overrides_;  // for the current node
     uint32_t ops_in_node_ = 0;
     int64_t opset_ = 0;
 };
@@ -154,6 +166,12 @@ std::span<const OpHandler> pool_handlers();
 std::span<const OpHandler> shape_handlers();
 std::span<const OpHandler> index_handlers();
 std::span<const OpHandler> resize_handlers();
+std::span<const OpHandler> math_handlers();
+std::span<const OpHandler> compare_handlers();
+std::span<const OpHandler> reduce_handlers();
+std::span<const OpHandler> norm_handlers();
+std::span<const OpHandler> tensor_handlers();
+std::span<const OpHandler> gather_handlers();
 
 // ONNX element type → MegEngine dtype of a graph var; INT64 becomes Int32 (MegEngine
 // has no 64-bit integers) and DOUBLE Float32.

@@ -294,6 +294,18 @@ void cast(Importer& c) {
     c.set_output_var(0, c.emit("TypeCvt", {c.var(0)}, {{"dtype", ir::DType::of(dtype)}}), to, x.shape);
 }
 
+// Integer constants (ONNX's LayerNormalization function negates its axis to get
+// the count of normalized axes) are negated at import; anything else is NEGATE.
+void negate(Importer& c) {
+    if (c.is_const(0) && is_integer(c.input(0).elem_type) && c.input(0).elem_type != P::BOOL) {
+        c.check_attrs({});
+        std::vector<int64_t> v = c.const_ints(0, "input");
+        for (int64_t& x : v) x = -x;
+        return c.set_output(0, int64_const(v, c.input(0).shape));
+    }
+    unary<kNeg>(c);
+}
+
 constexpr OpHandler kHandlers[] = {
     {"Add", binary<kAdd>},
     {"Sub", binary<kSub>},
@@ -307,7 +319,7 @@ constexpr OpHandler kHandlers[] = {
     {"Log", unary<kLog>},
     {"Sqrt", unary<kSqrt>},
     {"Abs", unary<kAbs>},
-    {"Neg", unary<kNeg>},
+    {"Neg", negate},
     {"Erf", unary<kErf>},
     {"HardSwish", unary<kHSwish>},
     {"Clip", clip},

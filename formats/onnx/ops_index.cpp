@@ -1,11 +1,12 @@
 // Slice and Gather. On constants both are evaluated at import time (the shape
 // arithmetic torch.onnx.export emits); on vars Slice becomes Subtensor, Gather
-// with a scalar index Subtensor (which drops the axis) and with an index vector
-// IndexingMultiAxisVec.
+// with a scalar index Subtensor (which drops the axis) and with an index tensor
+// (any rank) IndexingMultiAxisVec.
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "formats/onnx/values.h"
@@ -123,13 +124,19 @@ void gather(Importer& c) {
             if (out.empty()) out = {};  // MegEngine keeps a 1-element axis for a scalar result
             return c.set_output_var(0, y, x.elem_type, out);
         }
-        if (ind.shape.size() != 1) c.fail("indices of rank > 1 are not supported");
+        // An index tensor of any rank: MegEngine's vector indexing puts its shape
+        // in place of the axis, as Gather does.
+        std::vector<std::byte> bytes(idx.size() * 4);
+        for (size_t k = 0; k < idx.size(); ++k) {
+            const auto v = static_cast<int32_t>(idx[k]);
+            std::memcpy(bytes.data() + 4 * k, &v, 4);
+        }
         ir::IndexDescMaskItem item{static_cast<int8_t>(axis), false, false, false, true};
-        ir::VarId y =
-            c.emit("IndexingMultiAxisVec", {c.var(0), c.const_i32(idx)}, {{"items", std::vector{item}}});
+        ir::VarId y = c.emit("IndexingMultiAxisVec",
+                             {c.var(0), c.const_var(ir::DTypeEnum::Int32, ind.shape, std::move(bytes))},
+                             {{"items", std::vector{item}}});
         return c.set_output_var(0, y, x.elem_type, out);
     }
-    if (ind.shape.size() > 1) c.fail("indices of rank > 1 are not supported");
     ir::IndexDescMaskItem item{static_cast<int8_t>(axis), false, false, false, true};
     const char* op = ind.shape.empty() ? "Subtensor" : "IndexingMultiAxisVec";
     c.set_output_var(0, c.emit(op, {c.var(0), c.var(1)}, {{"items", std::vector{item}}}), x.elem_type, out);

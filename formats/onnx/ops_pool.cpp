@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "formats/onnx/values.h"
 #include "formats/onnx/window.h"
@@ -48,37 +49,19 @@ PoolAxis pool_axis(const Importer& c, int64_t in, int64_t k, int64_t stride, int
     return a;
 }
 
-void pool(Importer& c, bool is_max) {
-    if (is_max)
-        c.check_attrs(
-            {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides", "storage_order"});
-    else
-        c.check_attrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
-    const Value& x = c.input(0);
-    if (c.output_count() > 1 && !c.node().output(1).empty())
-        c.fail("the Indices output (#1) is not supported");
-    if (c.attr_int("storage_order", 0) != 0) c.fail("storage_order=1 is not supported");
-    auto kernel = c.attr_ints("kernel_shape");
-    if (kernel.size() != 2) c.fail("kernel_shape must describe 2 spatial axes");
-    Window2d w = read_window(c, x.shape, kernel, /*allow_asymmetric=*/true);
-    if (w.dilate_h != 1 || w.dilate_w != 1) c.fail("dilations other than 1 are not supported");
-    const bool ceil = c.attr_int("ceil_mode", 0) != 0;
-    const bool include_pad = c.attr_int("count_include_pad", 0) != 0;
-    const PoolAxis h = pool_axis(c, x.shape[2], kernel[0], w.stride_h, w.pad_h + w.extra_top,
-                                 w.pad_h + w.extra_bottom, ceil);
-    const PoolAxis v = pool_axis(c, x.shape[3], kernel[1], w.stride_w, w.pad_w + w.extra_left,
-                                 w.pad_w + w.extra_right, ceil);
-    const Shape out{x.shape[0], x.shape[1], h.out, v.out};
-    ir::VarId in = c.var(0);
+// One 2-D Pooling over axes 2 and 3 of `in` (rank 4) placing the
+// windows `h` and `v` describe; returns the var of shape (N, C, h.out, v.out).
+ir::VarId pool2d(Importer& c, ir::VarId in, const PoolAxis& h, const PoolAxis& v, bool is_max, bool include_pad,
+                 int32_t elem_type) {
     // Windows MegEngine's symmetric, flooring Pooling cannot place (asymmetric pads,
     // a partial last ceil_mode window): the input extended first, with -inf for MAX,
     // with zeros for AVERAGE, whose divisor is then corrected below.
     const bool extended = h.front || h.back || v.front || v.back;
     if (extended) {
-        if (!is_max && x.elem_type != onnx::TensorProto::FLOAT)
+        if (!is_max && elem_type != onnx::TensorProto::FLOAT)
             c.fail(fmt::format(
                 "asymmetric pads or a partial ceil_mode window on {} are not supported (FLOAT only)",
-                onnx_elem_name(x.elem_type)));
+                onnx_elem_name(elem_type)));
         in = c.emit("Padding", {in},
                     {int_param("front_offset_dim2", h.front),
                      int_param("front_offset_dim3", v.front),
@@ -92,15 +75,15 @@ void pool(Importer& c, bool is_max) {
                          {{"mode", mode},
                           int_param("pad_h", h.pad),
                           int_param("pad_w", v.pad),
-                          int_param("stride_h", w.stride_h),
-                          int_param("stride_w", w.stride_w),
-                          int_param("window_h", kernel[0]),
-                          int_param("window_w", kernel[1]),
+                          int_param("stride_h", h.stride),
+                          int_param("stride_w", v.stride),
+                          int_param("window_h", h.k),
+                          int_param("window_w", v.k),
                           {"format", "NCHW"}});
     if (extended && !is_max) {
         // AVERAGE divided every window by KH·KW; ONNX divides by what `divisor`
         // counts: one factor KH/count per output row and KW/count per column.
-        for (auto [axis, shape] :
+        for (auto [axis, fshape] :
              {std::pair{&h, Shape{1, 1, h.out, 1}}, std::pair{&v, Shape{1, 1, 1, v.out}}}) {
             std::vector<float> factor(static_cast<size_t>(axis->out));
             bool all_one = true;
@@ -112,9 +95,115 @@ void pool(Importer& c, bool is_max) {
                 all_one = all_one && n == axis->k;
             }
             if (all_one) continue;
-            Value f = float_const(factor, shape);
+            Value f = float_const(factor, fshape);
             y = c.emit("Elemwise", {y, c.materialize(f, "pool divisor")}, {{"mode", "MUL"}});
         }
+    }
+    return y;
+}
+
+// The lowest value of an element type: MaxPool's padding.
+double lowest(int32_t elem_type) {
+    using P = onnx::TensorProto;
+    switch (elem_type) {
+        case P::UINT8:
+        case P::UINT16:
+            return 0;
+        case P::INT8:
+            return std::numeric_limits<int8_t>::lowest();
+        case P::INT16:
+            return std::numeric_limits<int16_t>::lowest();
+        case P::INT32:
+        case P::INT64:
+            return std::numeric_limits<int32_t>::lowest();
+        default:
+            return -std::numeric_limits<double>::infinity();
+    }
+}
+
+// MaxPool with dilations (MegEngine's Pooling has none) or of an integer type
+// (which Pooling refuses): the maximum of K strided Subtensors per axis, axis by
+// axis (a maximum over a box is the maximum over each of its axes in turn), on the
+// input padded with the type's lowest value.
+ir::VarId sliced_max_pool(Importer& c, const Value& x, const std::vector<PoolAxis>& axes,
+                          const std::vector<int64_t>& dilations) {
+    Shape shape = x.shape;
+    std::vector<int64_t> front, back;
+    for (size_t a = 0; a < axes.size(); ++a) {
+        const PoolAxis& p = axes[a];
+        const int64_t span = (p.out - 1) * p.stride + (p.k - 1) * dilations[a] + 1;
+        front.push_back(p.pad_begin);
+        back.push_back(std::max<int64_t>(0, span - (p.in + p.pad_begin)));
+    }
+    ir::VarId y = pad_spatial(c, c.var(0), shape, front, back, lowest(x.elem_type));
+    for (size_t a = 0; a < axes.size(); ++a) {
+        const PoolAxis& p = axes[a];
+        std::optional<ir::VarId> acc;
+        for (int64_t j = 0; j < p.k; ++j) {
+            const int64_t begin = j * dilations[a];
+            ir::IndexDescMaskItem item{static_cast<int8_t>(2 + a), true, true, p.stride != 1, false};
+            std::vector<ir::VarId> in{y, c.const_i32({begin}), c.const_i32({begin + (p.out - 1) * p.stride + 1})};
+            if (item.step) in.push_back(c.const_i32({p.stride}));
+            ir::VarId part = c.emit("Subtensor", in, {{"items", std::vector{item}}});
+            acc = acc ? c.emit("Elemwise", {*acc, part}, {{"mode", "MAX"}}) : part;
+        }
+        y = *acc;
+        shape[2 + a] = p.out;
+    }
+    return y;
+}
+
+// MaxPool / AveragePool over 1, 2 or 3 spatial axes. 2-D is one Pooling (see
+// pool2d); 1-D the same over an inserted unit axis; 3-D two Poolings, over (H, W)
+// with the data seen as (N, C·D, H, W), then over D seen as (N, C, D, H'·W'): a
+// maximum, and an average whose divisor is a product of per-axis counts, are
+// separable that way.
+void pool(Importer& c, bool is_max) {
+    if (is_max)
+        c.check_attrs(
+            {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "strides", "storage_order"});
+    else
+        c.check_attrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
+    const Value& x = c.input(0);
+    if (c.output_count() > 1 && !c.node().output(1).empty())
+        c.fail("the Indices output (#1) is not supported");
+    if (c.attr_int("storage_order", 0) != 0) c.fail("storage_order=1 is not supported");
+    const auto kernel = c.attr_ints("kernel_shape");
+    const Window w = read_window(c, x.shape, kernel);
+    const size_t n = w.dims();
+    const bool ceil = c.attr_int("ceil_mode", 0) != 0;
+    const bool include_pad = c.attr_int("count_include_pad", 0) != 0;
+    bool dilated = false;
+    std::vector<PoolAxis> axes;
+    Shape out{x.shape[0], x.shape[1]};
+    for (size_t k = 0; k < n; ++k) {
+        dilated = dilated || w.dilations[k] != 1;
+        // The output size counts the dilated extent; a dilated window is only sliced.
+        PoolAxis a = pool_axis(c, x.shape[2 + k], (kernel[k] - 1) * w.dilations[k] + 1, w.strides[k],
+                               w.pads_begin[k], w.pads_end[k], ceil);
+        a.k = kernel[k];
+        axes.push_back(a);
+        out.push_back(a.out);
+    }
+    const bool is_float = x.elem_type == onnx::TensorProto::FLOAT || x.elem_type == onnx::TensorProto::FLOAT16;
+    ir::VarId y;
+    if (is_max && (dilated || !is_float)) {
+        y = sliced_max_pool(c, x, axes, w.dilations);
+    } else if (n == 1) {
+        const PoolAxis unit = pool_axis(c, 1, 1, 1, 0, 0, false);
+        const Shape lifted{x.shape[0], x.shape[1], 1, x.shape[2]};
+        y = pool2d(c, c.reshape(c.var(0), lifted), unit, axes[0], is_max, include_pad, x.elem_type);
+        y = c.reshape(y, out);
+    } else if (n == 2) {
+        y = pool2d(c, c.var(0), axes[0], axes[1], is_max, include_pad, x.elem_type);
+    } else {
+        const Shape planes{x.shape[0], x.shape[1] * x.shape[2], x.shape[3], x.shape[4]};
+        y = pool2d(c, c.reshape(c.var(0), planes), axes[1], axes[2], is_max, include_pad, x.elem_type);
+        const int64_t hw = out[3] * out[4];
+        const Shape depth{x.shape[0], x.shape[1], x.shape[2], hw};
+        const PoolAxis unit = pool_axis(c, hw, 1, 1, 0, 0, false);
+        y = pool2d(c, c.reshape(y, depth), axes[0], unit, is_max, include_pad, x.elem_type);
+        y = c.reshape(y, out);
     }
     c.set_output_var(0, y, x.elem_type, out);
 }
@@ -122,20 +211,29 @@ void pool(Importer& c, bool is_max) {
 void max_pool(Importer& c) { pool(c, true); }
 void average_pool(Importer& c) { pool(c, false); }
 
-// One window covering the whole plane.
+// One window covering the whole plane (1-D and 3-D data seen as (N, C, 1, L)).
 void global_pool(Importer& c, const char* mode) {
     c.check_attrs({});
     const Value& x = c.input(0);
-    if (x.shape.size() != 4)
-        c.fail(fmt::format("only 2-D (NCHW) inputs are supported, input has rank {}", x.shape.size()));
-    ir::VarId y = c.emit("Pooling", {c.var(0)},
+    if (x.shape.size() < 3)
+        c.fail(fmt::format("input must have spatial axes (N, C, ...), has rank {}", x.shape.size()));
+    Shape plane = x.shape;
+    ir::VarId in = c.var(0);
+    if (x.shape.size() != 4) {
+        plane = {x.shape[0], x.shape[1], 1, element_count(Shape(x.shape.begin() + 2, x.shape.end()))};
+        in = c.reshape(in, plane);
+    }
+    ir::VarId y = c.emit("Pooling", {in},
                          {{"mode", mode},
-                          int_param("stride_h", x.shape[2]),
-                          int_param("stride_w", x.shape[3]),
-                          int_param("window_h", x.shape[2]),
-                          int_param("window_w", x.shape[3]),
+                          int_param("stride_h", plane[2]),
+                          int_param("stride_w", plane[3]),
+                          int_param("window_h", plane[2]),
+                          int_param("window_w", plane[3]),
                           {"format", "NCHW"}});
-    c.set_output_var(0, y, x.elem_type, {x.shape[0], x.shape[1], 1, 1});
+    Shape out(x.shape.size(), 1);
+    out[0] = x.shape[0], out[1] = x.shape[1];
+    if (x.shape.size() != 4) y = c.reshape(y, out);
+    c.set_output_var(0, y, x.elem_type, out);
 }
 
 void global_average_pool(Importer& c) { global_pool(c, "AVERAGE"); }

@@ -110,7 +110,8 @@ void concat(Importer& c) {
     c.check_attrs({"axis"});
     const Value& first = c.input(0);
     const int64_t rank = static_cast<int64_t>(first.shape.size());
-    const int64_t axis = normalize_axis(c.attr_int("axis", 0), rank, c, "axis");
+    // Concat-1 (opset < 4) concatenates along axis 1 when none is given.
+    const int64_t axis = normalize_axis(c.attr_int("axis", c.opset() < 4 ? 1 : 0), rank, c, "axis");
     Shape out = first.shape;
     out[axis] = 0;
     for (size_t k = 0; k < c.input_count(); ++k) {

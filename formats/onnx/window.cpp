@@ -1,63 +1,73 @@
 #include "formats/onnx/window.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
 namespace mgedump::formats::onnx_import {
 
-Window2d read_window(const Importer& c, const Shape& input, const std::vector<int64_t>& kernel,
-                     bool allow_asymmetric) {
-    if (input.size() != 4)
-        c.fail(fmt::format("only 2-D (NCHW) inputs are supported, input #0 has rank {}", input.size()));
-    if (kernel.size() != 2) c.fail("kernel_shape must describe 2 spatial axes");
-    auto strides = c.attr_ints("strides", {1, 1});
-    auto dilations = c.attr_ints("dilations", {1, 1});
-    auto pads = c.attr_ints("pads", {0, 0, 0, 0});
-    if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4)
-        c.fail("strides, dilations and pads must describe 2 spatial axes");
+Window read_window(const Importer& c, const Shape& input, const std::vector<int64_t>& kernel,
+                   bool resolve_auto_pad) {
+    if (input.size() < 3 || input.size() > 5)
+        c.fail(fmt::format("only 1-, 2- and 3-D inputs (N, C, spatial...) are supported, input #0 has rank {}",
+                           input.size()));
+    const size_t n = input.size() - 2;
+    if (kernel.size() != n) c.fail(fmt::format("kernel_shape must describe {} spatial axes", n));
+    Window w;
+    w.kernel = kernel;
+    w.strides = c.attr_ints("strides", std::vector<int64_t>(n, 1));
+    w.dilations = c.attr_ints("dilations", std::vector<int64_t>(n, 1));
+    auto pads = c.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
+    if (w.strides.size() != n || w.dilations.size() != n || pads.size() != 2 * n)
+        c.fail(fmt::format("strides, dilations and pads must describe {} spatial axes", n));
+    for (size_t k = 0; k < n; ++k) {
+        if (w.strides[k] < 1 || w.dilations[k] < 1 || w.kernel[k] < 1)
+            c.fail(fmt::format("kernel {}, stride {} and dilation {} must be positive", w.kernel[k], w.strides[k],
+                               w.dilations[k]));
+        if (pads[k] < 0 || pads[k + n] < 0) c.fail(fmt::format("negative pads [{}]", fmt::join(pads, ",")));
+    }
     const std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
     if (auto_pad == "VALID") {
-        pads = {0, 0, 0, 0};
+        if (resolve_auto_pad) pads.assign(2 * n, 0);
     } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-        for (size_t k = 0; k < 2; ++k) {
-            int64_t in = input[2 + k], out = (in + strides[k] - 1) / strides[k];
-            int64_t total =
-                std::max<int64_t>(0, (out - 1) * strides[k] + dilations[k] * (kernel[k] - 1) + 1 - in);
-            pads[k] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-            pads[k + 2] = total - pads[k];
-        }
+        if (resolve_auto_pad)
+            for (size_t k = 0; k < n; ++k) {
+                int64_t in = input[2 + k], out = (in + w.strides[k] - 1) / w.strides[k];
+                int64_t total = std::max<int64_t>(
+                    0, (out - 1) * w.strides[k] + w.dilations[k] * (kernel[k] - 1) + 1 - in);
+                pads[k] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+                pads[k + n] = total - pads[k];
+            }
     } else if (auto_pad != "NOTSET") {
         c.fail(fmt::format("auto_pad '{}' is not supported", auto_pad));
     }
-    if ((pads[0] != pads[2] || pads[1] != pads[3]) && !allow_asymmetric)
-        c.fail(fmt::format("asymmetric pads [{}] are not supported", fmt::join(pads, ",")));
-    Window2d w;
-    w.pad_h = std::min(pads[0], pads[2]), w.pad_w = std::min(pads[1], pads[3]);
-    w.extra_top = pads[0] - w.pad_h, w.extra_bottom = pads[2] - w.pad_h;
-    w.extra_left = pads[1] - w.pad_w, w.extra_right = pads[3] - w.pad_w;
-    w.stride_h = strides[0], w.stride_w = strides[1];
-    w.dilate_h = dilations[0], w.dilate_w = dilations[1];
+    w.pads_begin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(n));
+    w.pads_end.assign(pads.begin() + static_cast<std::ptrdiff_t>(n), pads.end());
     return w;
 }
 
-ir::VarId pad_asymmetric(Importer& c, ir::VarId x, Shape& shape, const Window2d& w, double value) {
-    if (!w.asymmetric()) return x;
-    shape[2] += w.extra_top + w.extra_bottom;
-    shape[3] += w.extra_left + w.extra_right;
-    return c.emit("Padding", {x},
-                  {int_param("front_offset_dim2", w.extra_top),
-                   int_param("front_offset_dim3", w.extra_left),
-                   int_param("back_offset_dim2", w.extra_bottom),
-                   int_param("back_offset_dim3", w.extra_right),
-                   float_param("padding_val", value),
-                   {"padding_mode", "CONSTANT"}});
+ir::VarId pad_spatial(Importer& c, ir::VarId x, Shape& shape, const std::vector<int64_t>& front,
+                      const std::vector<int64_t>& back, double value) {
+    bool any = false;
+    ir::ParamArgs params{{"padding_mode", "CONSTANT"}, float_param("padding_val", value)};
+    for (size_t k = 0; k < front.size(); ++k) {
+        if (front[k] == 0 && back[k] == 0) continue;
+        any = true;
+        params.push_back(int_param(fmt::format("front_offset_dim{}", k + 2), front[k]));
+        params.push_back(int_param(fmt::format("back_offset_dim{}", k + 2), back[k]));
+        shape[k + 2] += front[k] + back[k];
+    }
+    return any ? c.emit("Padding", {x}, params) : x;
 }
 
-ir::ParamArgs conv_window_params(const Window2d& w) {
-    return {int_param("pad_h", w.pad_h),       int_param("pad_w", w.pad_w),
-            int_param("stride_h", w.stride_h), int_param("stride_w", w.stride_w),
-            int_param("dilate_h", w.dilate_h), int_param("dilate_w", w.dilate_w)};
+ir::VarId pad_asymmetric(Importer& c, ir::VarId x, Shape& shape, const Window& w, double value) {
+    std::vector<int64_t> front, back;
+    for (size_t k = 0; k < w.dims(); ++k) {
+        front.push_back(w.extra_begin(k));
+        back.push_back(w.extra_end(k));
+    }
+    return pad_spatial(c, x, shape, front, back, value);
 }
 
 int64_t window_out(int64_t in, int64_t pad, int64_t k, int64_t stride, int64_t dilate) {

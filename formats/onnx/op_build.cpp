@@ -1,0 +1,88 @@
+#include "formats/onnx/op_build.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+
+#include "formats/onnx/values.h"
+
+namespace mgedump::formats::onnx_import {
+
+using P = onnx::TensorProto;
+
+ir::VarId elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs) {
+    return c.emit("Elemwise", std::move(inputs), {{"mode", std::string(mode)}});
+}
+
+ir::VarId bool_elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs) {
+    return c.emit_as(ir::DType::of(ir::DTypeEnum::Bool), "ElemwiseMultiType", std::move(inputs),
+                     {{"mode", std::string(mode)}});
+}
+
+ir::VarId scalar_as(Importer& c, double value, int32_t elem_type) {
+    const ir::DTypeEnum dtype = onnx_var_dtype(elem_type, c);
+    if (dtype == ir::DTypeEnum::Float32) return c.const_f32(static_cast<float>(value));
+    if (dtype == ir::DTypeEnum::Float16 || dtype == ir::DTypeEnum::BFloat16)
+        return c.emit("TypeCvt", {c.const_f32(static_cast<float>(value))}, {{"dtype", ir::DType::of(dtype)}});
+    if (dtype == ir::DTypeEnum::Bool) c.fail("a Bool operand has no numeric constant");
+    if (value != static_cast<double>(static_cast<int64_t>(value)))
+        c.fail(fmt::format("the constant {} is not a whole number, the operand is {}", value,
+                           onnx_elem_name(elem_type)));
+    ir::VarId v = c.const_i32({static_cast<int64_t>(value)});
+    if (dtype == ir::DTypeEnum::Int32) return v;
+    return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(dtype)}});
+}
+
+ir::VarId broadcast_to(Importer& c, ir::VarId v, const Shape& from, const Shape& to) {
+    if (from == to) return v;
+    if (to.empty()) return v;  // a rank-0 target is [1], which a broadcastable input already is
+    // Broadcast aligns a lower-rank input on the trailing axes, as numpy does.
+    return c.emit("Broadcast", {v, c.const_i32(to)});
+}
+
+Shape broadcast_inputs(Importer& c, size_t first, size_t count) {
+    Shape out = c.input(first).shape;
+    for (size_t i = first + 1; i < first + count; ++i) {
+        auto s = broadcast_shapes(out, c.input(i).shape);
+        if (!s)
+            c.fail(fmt::format("input #{} of shape [{}] does not broadcast with [{}]", i,
+                               fmt::join(c.input(i).shape, ","), fmt::join(out, ",")));
+        out = *s;
+    }
+    return out;
+}
+
+ir::VarId reduce_axes(Importer& c, ir::VarId x, std::string_view mode, const std::vector<int64_t>& axes) {
+    for (int64_t a : axes) x = c.emit("Reduce", {x}, {{"mode", std::string(mode)}, int_param("axis", a)});
+    return x;
+}
+
+ir::VarId drop_axes(Importer& c, ir::VarId y, const std::vector<int64_t>& axes, Shape& shape) {
+    std::vector<ir::AxisDesc> desc;
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+        if (desc.size() + 1 == shape.size()) break;  // MegEngine keeps at least one axis
+        desc.push_back({ir::AxisDescMethod::REMOVE, static_cast<int32_t>(*it)});
+    }
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it) shape.erase(shape.begin() + *it);
+    if (desc.empty()) return y;
+    return c.emit("AxisAddRemove", {y}, {{"desc", desc}});
+}
+
+bool is_float_type(int32_t t) {
+    return t == P::FLOAT || t == P::DOUBLE || t == P::FLOAT16 || t == P::BFLOAT16;
+}
+
+bool is_integer_type(int32_t t) {
+    return t == P::INT8 || t == P::INT16 || t == P::INT32 || t == P::INT64 || t == P::UINT8 ||
+           t == P::UINT16 || t == P::UINT32 || t == P::UINT64;
+}
+
+void require_float(Importer& c, size_t i) {
+    const int32_t t = c.input(i).elem_type;
+    if (!is_float_type(t))
+        c.fail(fmt::format("input #{} is {}; only float element types are supported", i, onnx_elem_name(t)));
+}
+
+}  // namespace mgedump::formats::onnx_import

@@ -1,0 +1,38 @@
+// Building blocks shared by the decomposing handlers (ops_math, ops_compare,
+// ops_reduce, ops_norm): Elemwise and Bool-valued comparisons on vars, scalar
+// constants in a value's own dtype (Elemwise takes one dtype, and MegEngine's
+// make would promote a Float16 operand next to a Float32 constant), explicit
+// broadcasting for the operators that do not broadcast, and dtype checks that
+// name the node.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "formats/onnx/importer.h"
+
+namespace mgedump::formats::onnx_import {
+
+ir::VarId elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs);
+// ElemwiseMultiType EQ / LT / LEQ (two inputs) or ISNAN / ISINF (one): a Bool var.
+ir::VarId bool_elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs);
+// A shape-(1) constant holding `value` in the MegEngine dtype of `elem_type`
+// (Float16 / BFloat16: a Float32 constant and a TypeCvt).
+ir::VarId scalar_as(Importer& c, double value, int32_t elem_type);
+// `v` (of ONNX shape `from`) as `to`: itself when equal, else a Broadcast.
+ir::VarId broadcast_to(Importer& c, ir::VarId v, const Shape& from, const Shape& to);
+// The numpy broadcast of every input's shape; fails naming them when they do not broadcast.
+Shape broadcast_inputs(Importer& c, size_t first, size_t count);
+// x reduced over `axes` (normalized, sorted, unique) with one Reduce per axis; the
+// axes are kept as size 1 (ONNX keepdims=1).
+ir::VarId reduce_axes(Importer& c, ir::VarId x, std::string_view mode, const std::vector<int64_t>& axes);
+// `y` of keepdims shape `kept` with the `axes` (sorted) removed; `shape` becomes
+// the ONNX shape. MegEngine keeps at least one axis (a full reduction stays [1]).
+ir::VarId drop_axes(Importer& c, ir::VarId y, const std::vector<int64_t>& axes, Shape& shape);
+
+bool is_float_type(int32_t elem_type);
+bool is_integer_type(int32_t elem_type);  // signed or unsigned, not Bool
+// Fails unless input i has a float element type (FLOAT, FLOAT16, DOUBLE, BFLOAT16).
+void require_float(Importer& c, size_t i);
+
+}  // namespace mgedump::formats::onnx_import

@@ -1,0 +1,167 @@
+// Normalisations: LayerNormalization → LayerNorm, InstanceNormalization →
+// InstanceNorm, LRN → LRN, MeanVarianceNormalization as its function body. MegEngine's norms are 4-D (InstanceNorm, LRN) or
+// normalise trailing axes of rank < the input's (LayerNorm); other ranks are
+// reshaped around them. Only FLOAT (and DOUBLE, held as Float32) data: MegDNN's
+// norms round the mean to the data's type, which ONNX (stash_type FLOAT) does not.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+
+#include "formats/onnx/op_build.h"
+#include "formats/onnx/values.h"
+
+namespace mgedump::formats::onnx_import {
+namespace {
+
+using P = onnx::TensorProto;
+
+void require_float32(Importer& c, size_t i, std::string_view what) {
+    const int32_t t = c.input(i).elem_type;
+    if (t != P::FLOAT && t != P::DOUBLE)
+        c.fail(fmt::format("{} (input #{}) is {}; only FLOAT is supported (MegEngine's kernel rounds its "
+                           "statistics to the data type)",
+                           what, i, onnx_elem_name(t)));
+}
+
+bool output_used(Importer& c, size_t k) {
+    return c.output_count() > k && !c.node().output(static_cast<int>(k)).empty();
+}
+
+// Y = (X − mean) / √(var + epsilon) · Scale + B over the axes [axis, rank). LayerNorm
+// normalises the last normalized_dim axes, fewer than the input has: axis 0 is
+// taken on the input seen as [1, …]. Mean and InvStdDev are LayerNorm's mean and
+// rstd (Float32, the kept axes) reshaped to ONNX's [d0, …, d(axis−1), 1, …, 1].
+void layer_normalization(Importer& c) {
+    c.check_attrs({"axis", "epsilon", "stash_type"});
+    require_float32(c, 0, "X");
+    require_float32(c, 1, "Scale");
+    if (c.has_input(2)) require_float32(c, 2, "B");
+    if (c.attr_int("stash_type", 1) != P::FLOAT)
+        c.fail(fmt::format("stash_type {} is not supported (FLOAT only)", c.attr_int("stash_type", 1)));
+    const Value& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    if (rank == 0) c.fail("X must have rank ≥ 1");
+    const int64_t axis = normalize_axis(c.attr_int("axis", -1), rank, c, "axis");
+    const Shape normalized(x.shape.begin() + axis, x.shape.end());
+    for (size_t i = 1; i < 3; ++i) {
+        if (!c.has_input(i)) continue;
+        auto s = broadcast_shapes(c.input(i).shape, normalized);
+        if (!s || *s != normalized)
+            c.fail(fmt::format("input #{} of shape [{}] does not broadcast to the normalized shape [{}]", i,
+                               fmt::join(c.input(i).shape, ","), fmt::join(normalized, ",")));
+    }
+    ir::VarId data = c.var(0);
+    if (axis == 0) {
+        Shape lifted{1};
+        lifted.insert(lifted.end(), x.shape.begin(), x.shape.end());
+        data = c.reshape(data, lifted);
+    }
+    const bool affine = c.has_input(2);
+    std::vector<ir::VarId> inputs{data};
+    if (affine)
+        for (size_t i = 1; i < 3; ++i)
+            inputs.push_back(broadcast_to(c, c.var(i), c.input(i).shape, normalized));
+    const ir::ParamArgs params{{"affine", affine},
+                               {"eps", static_cast<float>(c.attr_float("epsilon", 1e-5))},
+                               {"normalized_dim", ir::ParamArg(static_cast<uint64_t>(rank - axis))},
+                               {"normalized_size", ir::ParamArg(static_cast<uint64_t>(element_count(normalized)))}};
+    ir::OprId o = c.emit_opr("LayerNorm", inputs, params, 3);
+    ir::VarId y = c.graph().output_var(o, 0);
+    if (axis == 0) y = c.reshape(y, x.shape);
+    // Without B: Y = normalized · Scale (Scale broadcasts as ONNX says).
+    if (!affine) y = elemwise(c, "MUL", {y, c.var(1)});
+    c.set_output_var(0, y, x.elem_type, x.shape);
+    Shape stat(x.shape.begin(), x.shape.begin() + axis);
+    stat.resize(static_cast<size_t>(rank), 1);
+    for (size_t k = 1; k < 3; ++k)
+        if (output_used(c, k)) c.set_output_var(k, c.reshape(c.graph().output_var(o, k), stat), P::FLOAT, stat);
+}
+
+// (N, C, D1, …) seen as the 4-D (N, C, H, W) MegEngine's norms take.
+Shape as_nchw(const Shape& s) {
+    if (s.size() == 4) return s;
+    int64_t rest = 1;
+    for (size_t d = 2; d < s.size(); ++d) rest *= s[d];
+    return {s[0], s[1], rest, 1};
+}
+
+// y = scale · (x − mean) / √(var + epsilon) + B per (instance, channel).
+void instance_normalization(Importer& c) {
+    c.check_attrs({"epsilon"});
+    require_float32(c, 0, "input");
+    require_float32(c, 1, "scale");
+    require_float32(c, 2, "B");
+    const Value& x = c.input(0);
+    if (x.shape.size() < 3) c.fail(fmt::format("input must be (N, C, D1, …), has rank {}", x.shape.size()));
+    const int64_t ch = x.shape[1];
+    for (size_t i = 1; i < 3; ++i)
+        if (c.input(i).shape != Shape{ch})
+            c.fail(fmt::format("input #{} has shape [{}], expected [{}] (one value per channel)", i,
+                               fmt::join(c.input(i).shape, ","), ch));
+    const Shape nchw = as_nchw(x.shape);
+    ir::VarId data = nchw == x.shape ? c.var(0) : c.reshape(c.var(0), nchw);
+    const ir::ParamArgs params{{"affine", true}, {"eps", static_cast<float>(c.attr_float("epsilon", 1e-5))}};
+    ir::OprId o = c.emit_opr("InstanceNorm", {data, c.var(1), c.var(2)}, params, 3);
+    ir::VarId y = c.graph().output_var(o, 0);
+    if (nchw != x.shape) y = c.reshape(y, x.shape);
+    c.set_output_var(0, y, x.elem_type, x.shape);
+}
+
+// ONNX: y = x / (bias + alpha/size · Σ x²)^beta over channels
+// [c − ⌊(size−1)/2⌋, c + ⌈(size−1)/2⌉]; MegEngine's LRN: x · (k + alpha' · Σ x²)^−beta over
+// [c − n/2, c + n/2] with an odd n. So n = size (odd), k = bias, alpha' = alpha/size.
+void lrn(Importer& c) {
+    c.check_attrs({"alpha", "beta", "bias", "size"});
+    require_float(c, 0);
+    const Value& x = c.input(0);
+    if (x.shape.size() < 3) c.fail(fmt::format("input must be (N, C, D1, …), has rank {}", x.shape.size()));
+    if (!c.has_attr("size")) c.fail("attribute 'size' is required");
+    const int64_t size = c.attr_int("size", 0);
+    if (size < 1 || size % 2 == 0)
+        c.fail(fmt::format("size {} is not supported: MegEngine's LRN window is odd and centred", size));
+    const double alpha = c.attr_float("alpha", 1e-4);
+    const Shape nchw = as_nchw(x.shape);
+    ir::VarId data = nchw == x.shape ? c.var(0) : c.reshape(c.var(0), nchw);
+    const ir::ParamArgs params{ir::NamedParamArg("n", ir::ParamArg(static_cast<uint64_t>(size))),
+                               {"k", static_cast<float>(c.attr_float("bias", 1.0))},
+                               {"alpha", static_cast<float>(alpha / static_cast<double>(size))},
+                               {"beta", static_cast<float>(c.attr_float("beta", 0.75))}};
+    ir::VarId y = c.emit("LRN", {data}, params);
+    if (nchw != x.shape) y = c.reshape(y, x.shape);
+    c.set_output_var(0, y, x.elem_type, x.shape);
+}
+
+// ONNX's function body: (X − E[X]) / (√(E[X²] − E[X]²) + 1e-9), the expectations
+// over `axes` (default [0, 2, 3]): `Reduce MEAN` per axis, Elemwise for the rest.
+void mean_variance_normalization(Importer& c) {
+    c.check_attrs({"axes"});
+    require_float(c, 0);
+    const Value& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    std::vector<int64_t> axes = c.attr_ints("axes", {0, 2, 3});
+    for (int64_t& a : axes) a = normalize_axis(a, rank, c, "axis");
+    std::sort(axes.begin(), axes.end());
+    axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+    ir::VarId v = c.var(0);
+    ir::VarId mean = reduce_axes(c, v, "MEAN", axes);
+    ir::VarId mean_sq = reduce_axes(c, elemwise(c, "MUL", {v, v}), "MEAN", axes);
+    ir::VarId var = elemwise(c, "SUB", {mean_sq, elemwise(c, "MUL", {mean, mean})});
+    ir::VarId den = elemwise(c, "ADD", {elemwise(c, "SQRT", {var}), scalar_as(c, 1e-9, x.elem_type)});
+    ir::VarId y = elemwise(c, "TRUE_DIV", {elemwise(c, "SUB", {v, mean}), den});
+    c.set_output_var(0, y, x.elem_type, x.shape);
+}
+
+constexpr OpHandler kHandlers[] = {
+    {"LayerNormalization", layer_normalization},
+    {"InstanceNormalization", instance_normalization},
+    {"LRN", lrn},
+    {"MeanVarianceNormalization", mean_variance_normalization},
+};
+
+}  // namespace
+
+std::span<const OpHandler> norm_handlers() { return kHandlers; }
+
+}  // namespace mgedump::formats::onnx_import

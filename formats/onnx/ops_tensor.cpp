@@ -1,0 +1,359 @@
+// Tensor construction and rearrangement: Expand (Broadcast), Tile (Reshape,
+// Broadcast, Reshape), ConstantOfShape / Range / Size / NonZero of known values
+// (import-time constants, like Shape), Trilu (MaskedFill with a constant mask),
+// OneHot (Elemwise EQ against a constant 0..depth-1), TopK, DepthToSpace and
+// SpaceToDepth (Reshape, Dimshuffle, Reshape). Shapes are static, so every target
+// shape is known at import time.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "formats/onnx/values.h"
+
+namespace mgedump::formats::onnx_import {
+namespace {
+
+using P = onnx::TensorProto;
+
+std::vector<int64_t> strides_of(const Shape& s) {
+    std::vector<int64_t> st(s.size(), 1);
+    for (size_t k = s.size(); k-- > 1;) st[k - 1] = st[k] * s[k];
+    return st;
+}
+
+ir::VarId int32_tensor(Importer& c, const std::vector<int64_t>& values, const Shape& shape) {
+    std::vector<std::byte> bytes(values.size() * 4);
+    for (size_t k = 0; k < values.size(); ++k) {
+        const auto v = static_cast<int32_t>(values[k]);
+        std::memcpy(bytes.data() + 4 * k, &v, 4);
+    }
+    return c.const_var(ir::DTypeEnum::Int32, shape, std::move(bytes));
+}
+
+// A scalar (or one-element) constant input as an integer.
+int64_t scalar_int(Importer& c, size_t i, std::string_view what) {
+    const Value& v = c.input(i);
+    if (!v.is_const) c.fail(fmt::format("{} (input #{}) must be a constant known at import time", what, i));
+    auto ints = decode_ints(v);
+    std::vector<int64_t> out;
+    if (ints) {
+        out = *ints;
+    } else {
+        for (double d : c.const_floats(i, what)) out.push_back(static_cast<int64_t>(d));
+    }
+    if (out.size() != 1) c.fail(fmt::format("{} (input #{}) must hold one value, holds {}", what, i, out.size()));
+    return out[0];
+}
+
+// --- Expand, Tile ----------------------------------------------------------------
+
+void expand(Importer& c) {
+    c.check_attrs({});
+    const Value& x = c.input(0);
+    const std::vector<int64_t> target = c.const_ints(1, "shape");
+    auto out = broadcast_shapes(x.shape, target);
+    if (!out)
+        c.fail(fmt::format("input [{}] does not broadcast with shape [{}]", fmt::join(x.shape, ","),
+                           fmt::join(target, ",")));
+    if (*out == x.shape) return c.set_output(0, x);
+    c.set_output_var(0, c.emit("Broadcast", {c.var(0), c.const_i32(*out)}), x.elem_type, *out);
+}
+
+// Tile repeats the whole tensor r_k times along axis k: x seen with a unit axis
+// before each repeated axis, (.., 1, d_k, ..), broadcast to (.., r_k, d_k, ..),
+// seen as (.., r_k·d_k, ..). When that would pass MegEngine's 7 axes, one axis at
+// a time.
+void tile(Importer& c) {
+    c.check_attrs({});
+    const Value& x = c.input(0);
+    const std::vector<int64_t> repeats = c.const_ints(1, "repeats");
+    if (repeats.size() != x.shape.size())
+        c.fail(fmt::format("repeats has {} entries for rank {}", repeats.size(), x.shape.size()));
+    Shape out;
+    size_t repeated = 0;
+    for (size_t k = 0; k < repeats.size(); ++k) {
+        if (repeats[k] < 0) c.fail(fmt::format("repeats[{}] = {} is negative", k, repeats[k]));
+        out.push_back(repeats[k] * x.shape[k]);
+        repeated += repeats[k] != 1;
+    }
+    if (out == x.shape) return c.set_output(0, x);
+    const bool at_once = x.shape.size() + repeated <= 7;
+    ir::VarId y = c.var(0);
+    Shape cur = x.shape;
+    for (size_t first = 0; first < repeats.size();) {
+        // The axes of this pass: all of them, or the next repeated one.
+        size_t last = repeats.size();
+        if (!at_once) {
+            while (first < repeats.size() && repeats[first] == 1) ++first;
+            if (first == repeats.size()) break;
+            last = first + 1;
+        }
+        Shape split, tiled;
+        for (size_t k = 0; k < cur.size(); ++k) {
+            const bool rep = k >= first && k < last && repeats[k] != 1;
+            if (rep) split.push_back(1), tiled.push_back(repeats[k]);
+            split.push_back(cur[k]);
+            tiled.push_back(cur[k]);
+        }
+        y = c.emit("Broadcast", {c.reshape(y, split), c.const_i32(tiled)});
+        for (size_t k = first; k < last; ++k) cur[k] *= repeats[k];
+        y = c.reshape(y, cur);
+        first = last;
+    }
+    c.set_output_var(0, y, x.elem_type, out);
+}
+
+// --- values known at import time -----------------------------------------------
+
+void constant_of_shape(Importer& c) {
+    c.check_attrs({"value"});
+    const std::vector<int64_t> shape = c.const_ints(0, "shape");
+    for (int64_t d : shape)
+        if (d < 0) c.fail(fmt::format("shape [{}] has a negative dimension", fmt::join(shape, ",")));
+    Value fill = float_const({0.f}, {1});
+    if (const auto* a = c.attr("value")) fill = tensor_const(c.tensors().read(a->t()));
+    const size_t elem = onnx_elem_size(fill.elem_type);
+    if (fill.bytes.size() != elem) c.fail("value must hold one element");
+    const auto count = static_cast<size_t>(element_count(shape));
+    auto bytes = std::make_shared<std::vector<std::byte>>(count * elem);
+    for (size_t k = 0; k < count; ++k) std::memcpy(bytes->data() + k * elem, fill.bytes.data(), elem);
+    c.set_output(0, bytes_const(fill.elem_type, shape, bytes));
+}
+
+template <class T>
+std::shared_ptr<std::vector<std::byte>> bytes_of(const std::vector<T>& v) {
+    auto bytes = std::make_shared<std::vector<std::byte>>(v.size() * sizeof(T));
+    if (!v.empty()) std::memcpy(bytes->data(), v.data(), bytes->size());
+    return bytes;
+}
+
+// np.arange(start, limit, delta) in the inputs' type: ⌈(limit − start) / delta⌉
+// elements start + k·delta.
+void range(Importer& c) {
+    c.check_attrs({});
+    const int32_t t = c.input(0).elem_type;
+    const std::vector<double> start = c.const_floats(0, "start"), limit = c.const_floats(1, "limit"),
+                              delta = c.const_floats(2, "delta");
+    if (start.size() != 1 || limit.size() != 1 || delta.size() != 1) c.fail("start, limit and delta must be scalars");
+    if (delta[0] == 0) c.fail("delta is 0");
+    const auto n = static_cast<int64_t>(std::max(0.0, std::ceil((limit[0] - start[0]) / delta[0])));
+    std::vector<double> v;
+    for (int64_t k = 0; k < n; ++k) v.push_back(start[0] + static_cast<double>(k) * delta[0]);
+    switch (t) {
+        case P::FLOAT:
+            return c.set_output(0, bytes_const(t, {n}, bytes_of(std::vector<float>(v.begin(), v.end()))));
+        case P::DOUBLE:
+            return c.set_output(0, bytes_const(t, {n}, bytes_of(v)));
+        case P::INT64:
+            return c.set_output(0, bytes_const(t, {n}, bytes_of(std::vector<int64_t>(v.begin(), v.end()))));
+        case P::INT32:
+            return c.set_output(0, bytes_const(t, {n}, bytes_of(std::vector<int32_t>(v.begin(), v.end()))));
+        case P::INT16:
+            return c.set_output(0, bytes_const(t, {n}, bytes_of(std::vector<int16_t>(v.begin(), v.end()))));
+        default:
+            c.fail(fmt::format("Range of {} is not supported", onnx_elem_name(t)));
+    }
+}
+
+void size(Importer& c) {
+    c.check_attrs({});
+    c.set_output(0, int64_const({element_count(c.input(0).shape)}, {}));
+}
+
+// NonZero's output length depends on the values: only a constant input converts.
+void non_zero(Importer& c) {
+    c.check_attrs({});
+    const Value& x = c.input(0);
+    if (!x.is_const)
+        c.fail("the input is not a constant: NonZero's output shape depends on the values, which MegEngine's "
+               "static shapes cannot hold");
+    auto values = decode_floats(x);
+    if (!values) c.fail(fmt::format("element type {} is not supported", onnx_elem_name(x.elem_type)));
+    const Shape shape = x.shape.empty() ? Shape{1} : x.shape;
+    const auto st = strides_of(shape);
+    std::vector<int64_t> hits;
+    for (size_t k = 0; k < values->size(); ++k)
+        if ((*values)[k] != 0) hits.push_back(static_cast<int64_t>(k));
+    const auto nnz = static_cast<int64_t>(hits.size());
+    std::vector<int64_t> out(shape.size() * hits.size());
+    for (size_t a = 0; a < shape.size(); ++a)
+        for (size_t j = 0; j < hits.size(); ++j) out[a * hits.size() + j] = hits[j] / st[a] % shape[a];
+    c.set_output(0, int64_const(out, {static_cast<int64_t>(shape.size()), nnz}));
+}
+
+// --- Trilu, OneHot ---------------------------------------------------------------
+
+// MaskedFill(x, mask) with 0 where the triangle excludes an element (exact for
+// every value, NaN and infinities included). MaskedFill's mask covers x's leading
+// axes, so the matrix axes are moved to the front and back around it.
+void trilu(Importer& c) {
+    c.check_attrs({"upper"});
+    const Value& x = c.input(0);
+    const size_t r = x.shape.size();
+    if (r < 2) c.fail(fmt::format("input must have rank >= 2, has {}", r));
+    const int64_t k = c.has_input(1) ? scalar_int(c, 1, "k") : 0;
+    const bool upper = c.attr_int("upper", 1) != 0;
+    const int64_t rows = x.shape[r - 2], cols = x.shape[r - 1];
+    std::vector<std::byte> mask(static_cast<size_t>(rows * cols));
+    bool any = false;
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+            const bool keep = upper ? j - i >= k : j - i <= k;
+            mask[static_cast<size_t>(i * cols + j)] = std::byte{keep ? uint8_t{0} : uint8_t{1}};
+            any = any || !keep;
+        }
+    if (!any) return c.set_output(0, x);
+    std::vector<int32_t> front{static_cast<int32_t>(r - 2), static_cast<int32_t>(r - 1)}, back;
+    for (size_t a = 0; a + 2 < r; ++a) front.push_back(static_cast<int32_t>(a));
+    for (size_t a = 0; a + 2 < r; ++a) back.push_back(static_cast<int32_t>(a + 2));
+    back.push_back(0);
+    back.push_back(1);
+    ir::VarId y = c.var(0);
+    if (r > 2) y = c.emit("Dimshuffle", {y}, {{"pattern", front}});
+    y = c.emit("MaskedFill", {y, c.const_var(ir::DTypeEnum::Bool, {rows, cols}, std::move(mask))},
+               {float_param("value", 0.0)});
+    if (r > 2) y = c.emit("Dimshuffle", {y}, {{"pattern", back}});
+    c.set_output_var(0, y, x.elem_type, x.shape);
+}
+
+// out = on where index == position along `axis` (a negative index counting from
+// depth), else off: m = EQ(index, 0..depth-1) (or EQ with −depth..−1), then
+// m·on + (1 − m)·off, each product exact (a value or 0).
+void one_hot(Importer& c) {
+    c.check_attrs({"axis"});
+    const Value& ind = c.input(0);
+    const Value& vals = c.input(2);
+    const int64_t depth = scalar_int(c, 1, "depth");
+    if (depth < 1) c.fail(fmt::format("depth {} must be positive", depth));
+    const int64_t rank = static_cast<int64_t>(ind.shape.size()) + 1;
+    const int64_t axis = normalize_axis(c.attr_int("axis", -1), rank, c, "axis");
+    if (element_count(vals.shape) != 2) c.fail("values must hold two elements (off, on)");
+    Shape out = ind.shape;
+    out.insert(out.begin() + axis, depth);
+    Shape ind_shape = ind.shape;
+    ind_shape.insert(ind_shape.begin() + axis, 1);
+    Shape pos_shape(static_cast<size_t>(rank), 1);
+    pos_shape[static_cast<size_t>(axis)] = depth;
+    std::vector<int64_t> pos(static_cast<size_t>(depth)), neg(static_cast<size_t>(depth));
+    for (int64_t k = 0; k < depth; ++k) pos[k] = k, neg[k] = k - depth;
+    ir::VarId index = c.var(0);
+    if (onnx_var_dtype(ind.elem_type, c) != ir::DTypeEnum::Int32)
+        index = c.emit("TypeCvt", {index}, {{"dtype", ir::DType::of(ir::DTypeEnum::Int32)}});
+    index = c.reshape(index, ind_shape);
+    // MegEngine's EQ keeps the Int32 type (0 or 1); an index equals at most one of
+    // the two positions, so their sum is the hit.
+    ir::VarId hit = c.emit("Elemwise",
+                           {c.emit("Elemwise", {index, int32_tensor(c, pos, pos_shape)}, {{"mode", "EQ"}}),
+                            c.emit("Elemwise", {index, int32_tensor(c, neg, pos_shape)}, {{"mode", "EQ"}})},
+                           {{"mode", "ADD"}});
+    ir::VarId miss = c.emit("Elemwise", {c.const_i32({1}), hit}, {{"mode", "SUB"}});
+    const ir::DTypeEnum vt = onnx_var_dtype(vals.elem_type, c);
+    auto as_values = [&](ir::VarId v) {
+        return vt == ir::DTypeEnum::Int32 ? v : c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(vt)}});
+    };
+    // off and on as (1)-shaped slices of the values.
+    const std::vector<ir::IndexDescMaskItem> range_item{ir::IndexDescMaskItem{0, true, true, false, false}};
+    ir::VarId off = c.emit("Subtensor", {c.var(2), c.const_i32({0}), c.const_i32({1})}, {{"items", range_item}});
+    ir::VarId on = c.emit("Subtensor", {c.var(2), c.const_i32({1}), c.const_i32({2})}, {{"items", range_item}});
+    if (vals.shape.size() != 1) off = c.reshape(off, {1}), on = c.reshape(on, {1});
+    ir::VarId y = c.emit("Elemwise", {c.emit("Elemwise", {as_values(hit), on}, {{"mode", "MUL"}}),
+                                      c.emit("Elemwise", {as_values(miss), off}, {{"mode", "MUL"}})},
+                         {{"mode", "ADD"}});
+    c.set_output_var(0, y, vals.elem_type, out);
+}
+
+// --- TopK --------------------------------------------------------------------------
+
+// MegEngine's TopK works along the last axis of a matrix and takes the smallest k
+// for k > 0, the largest for k < 0: the axis is moved last (Dimshuffle), the rest
+// folded into rows (Reshape), and both back. Values come sorted (ONNX leaves the
+// order to the implementation when sorted = 0).
+void top_k(Importer& c) {
+    c.check_attrs({"axis", "largest", "sorted", "k"});
+    const Value& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const int64_t axis = normalize_axis(c.attr_int("axis", -1), rank, c, "axis");
+    const int64_t k = c.opset() < 10 ? c.attr_int("k", 0) : scalar_int(c, 1, "K");
+    if (k < 1 || k > x.shape[axis])
+        c.fail(fmt::format("K = {} is out of range for axis {} of size {}", k, axis, x.shape[axis]));
+    const bool largest = c.attr_int("largest", 1) != 0;
+    std::vector<int32_t> to_last, from_last(static_cast<size_t>(rank));
+    Shape moved;
+    for (int64_t a = 0; a < rank; ++a)
+        if (a != axis) to_last.push_back(static_cast<int32_t>(a)), moved.push_back(x.shape[a]);
+    to_last.push_back(static_cast<int32_t>(axis));
+    moved.push_back(x.shape[axis]);
+    for (int64_t a = 0; a < rank; ++a) from_last[to_last[a]] = static_cast<int32_t>(a);
+    const bool shuffle = axis != rank - 1;
+    ir::VarId y = c.var(0);
+    if (shuffle) y = c.emit("Dimshuffle", {y}, {{"pattern", to_last}});
+    const int64_t rows = element_count(moved) / x.shape[axis];
+    y = c.reshape(y, {rows, x.shape[axis]});
+    ir::OprId o = c.emit_opr("TopK", {y, c.const_i32({largest ? -k : k})}, {{"mode", "VALUE_IDX_SORTED"}}, 2);
+    Shape out = x.shape;
+    out[axis] = k;
+    Shape moved_out = moved;
+    moved_out.back() = k;
+    for (uint32_t i = 0; i < 2; ++i) {
+        ir::VarId v = c.reshape(c.graph().output_var(o, i), moved_out);
+        if (shuffle) v = c.emit("Dimshuffle", {v}, {{"pattern", from_last}});
+        c.set_output_var(i, v, i == 0 ? x.elem_type : P::INT64, out);
+    }
+}
+
+// --- DepthToSpace, SpaceToDepth ------------------------------------------------
+
+void rearrange(Importer& c, const Shape& split, const std::vector<int32_t>& perm, const Shape& out) {
+    const Value& x = c.input(0);
+    ir::VarId y = c.reshape(c.var(0), split);
+    y = c.emit("Dimshuffle", {y}, {{"pattern", perm}});
+    c.set_output_var(0, c.reshape(y, out), x.elem_type, out);
+}
+
+void depth_to_space(Importer& c) {
+    c.check_attrs({"blocksize", "mode"});
+    const Value& x = c.input(0);
+    if (x.shape.size() != 4) c.fail(fmt::format("input must have rank 4 (N, C, H, W), has {}", x.shape.size()));
+    const int64_t b = c.attr_int("blocksize", 0);
+    const std::string mode = c.attr_string("mode", "DCR");
+    const int64_t n = x.shape[0], ch = x.shape[1], h = x.shape[2], w = x.shape[3];
+    if (b < 1 || ch % (b * b) != 0) c.fail(fmt::format("blocksize {} does not divide the {} channels", b, ch));
+    const Shape out{n, ch / (b * b), h * b, w * b};
+    if (mode == "DCR") return rearrange(c, {n, b, b, ch / (b * b), h, w}, {0, 3, 4, 1, 5, 2}, out);
+    if (mode == "CRD") return rearrange(c, {n, ch / (b * b), b, b, h, w}, {0, 1, 4, 2, 5, 3}, out);
+    c.fail(fmt::format("mode '{}' is not supported (DCR, CRD)", mode));
+}
+
+void space_to_depth(Importer& c) {
+    c.check_attrs({"blocksize"});
+    const Value& x = c.input(0);
+    if (x.shape.size() != 4) c.fail(fmt::format("input must have rank 4 (N, C, H, W), has {}", x.shape.size()));
+    const int64_t b = c.attr_int("blocksize", 0);
+    const int64_t n = x.shape[0], ch = x.shape[1], h = x.shape[2], w = x.shape[3];
+    if (b < 1 || h % b != 0 || w % b != 0)
+        c.fail(fmt::format("blocksize {} does not divide the spatial size {}x{}", b, h, w));
+    rearrange(c, {n, ch, h / b, b, w / b, b}, {0, 3, 5, 1, 2, 4}, {n, ch * b * b, h / b, w / b});
+}
+
+constexpr OpHandler kHandlers[] = {
+    {"Expand", expand},
+    {"Tile", tile},
+    {"ConstantOfShape", constant_of_shape},
+    {"Range", range},
+    {"Size", size},
+    {"NonZero", non_zero},
+    {"Trilu", trilu},
+    {"OneHot", one_hot},
+    {"TopK", top_k},
+    {"DepthToSpace", depth_to_space},
+    {"SpaceToDepth", space_to_depth},
+};
+
+}  // namespace
+
+std::span<const OpHandler> tensor_handlers() { return kHandlers; }
+
+}  // namespace mgedump::formats::onnx_import

@@ -1,0 +1,144 @@
+// LayerNormalization, InstanceNormalization and LRN (formats/onnx/ops_norm.cpp),
+// against values computed here from the ONNX definitions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "onnx_test_model.h"
+
+namespace mgedump::test {
+namespace {
+
+using V = std::vector<std::string>;
+using D = std::vector<double>;
+
+// (v − mean) / √(var + eps) of one group of values.
+D normalized(const D& v, double eps) {
+    double mean = 0, var = 0;
+    for (double x : v) mean += x;
+    mean /= static_cast<double>(v.size());
+    for (double x : v) var += (x - mean) * (x - mean);
+    var /= static_cast<double>(v.size());
+    D out;
+    for (double x : v) out.push_back((x - mean) / std::sqrt(var + eps));
+    return out;
+}
+
+TEST(OnnxNorm, LayerNormalizationWithItsStatistics) {
+    OnnxModel m(17);
+    m.input("x", {2, 3}).output("y").output("mean").output("inv_std");
+    m.initializer("scale", {3}, {1, 2, 0.5f});
+    m.initializer("bias", {3}, {0, 1, -1});
+    set_attr(m.node("LayerNormalization", {"x", "scale", "bias"}, {"y", "mean", "inv_std"}), "epsilon", 1e-3f);
+    ir::Graph g = m.import();
+    ASSERT_EQ(count_ops(g, "LayerNorm"), 1u);
+    const D x{1, 2, 4, -1, 0, 7};
+    auto out = evaluate(g, {{"x", x}});
+    ASSERT_EQ(out.size(), 3u);
+    D want;
+    for (size_t r = 0; r < 2; ++r) {
+        D n = normalized({x[3 * r], x[3 * r + 1], x[3 * r + 2]}, 1e-3);
+        want.insert(want.end(), {n[0] * 1 + 0, n[1] * 2 + 1, n[2] * 0.5 - 1});
+    }
+    expect_near_all(engine::eval::to_doubles(out[0].value), want);
+    EXPECT_EQ(out[1].value.shape(), (ir::Shape::of({2, 1})));
+    expect_near_all(engine::eval::to_doubles(out[1].value), {7.0 / 3, 2});
+    const double var0 = (std::pow(1 - 7.0 / 3, 2) + std::pow(2 - 7.0 / 3, 2) + std::pow(4 - 7.0 / 3, 2)) / 3;
+    EXPECT_NEAR(engine::eval::to_doubles(out[2].value)[0], 1 / std::sqrt(var0 + 1e-3), 1e-5);
+    expect_round_trip(g);
+}
+
+TEST(OnnxNorm, LayerNormalizationOverEveryAxisWithoutBias) {
+    // axis 0: the whole [2, 2] is one group; without B, Y = normalized · Scale.
+    OnnxModel m(17);
+    m.input("x", {2, 2}).output("y");
+    m.initializer("scale", {2}, {2, 3});
+    set_attr(m.node("LayerNormalization", {"x", "scale"}, {"y"}), "axis", int64_t{0});
+    const D x{1, 2, 3, 6};
+    D n = normalized(x, 1e-5);
+    expect_near_all(evaluate_values(m.import(), {{"x", x}}), {n[0] * 2, n[1] * 3, n[2] * 2, n[3] * 3});
+}
+
+TEST(OnnxNorm, LayerNormalizationRefusesFloat16) {
+    OnnxModel m(17);
+    m.input("x", {2, 2}, OnnxType::FLOAT16).output("y", OnnxType::FLOAT16);
+    m.input("s", {2}, OnnxType::FLOAT16);
+    m.node("LayerNormalization", {"x", "s"}, {"y"}, "ln");
+    try {
+        m.import();
+        FAIL() << "imported";
+    } catch (const GraphError& e) {
+        EXPECT_NE(std::string(e.what()).find("'ln' (LayerNormalization): X (input #0) is FLOAT16; only FLOAT"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(OnnxNorm, InstanceNormalizationOfA3DInputIsReshapedTo4D) {
+    OnnxModel m(13);
+    m.input("x", {1, 2, 3}).output("y");
+    m.initializer("scale", {2}, {1, 2});
+    m.initializer("b", {2}, {0, 1});
+    m.node("InstanceNormalization", {"x", "scale", "b"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), (V{"Reshape", "InstanceNorm", "Reshape"}));
+    const D x{1, 2, 3, 0, 0, 6};
+    D c0 = normalized({1, 2, 3}, 1e-5), c1 = normalized({0, 0, 6}, 1e-5);
+    expect_near_all(evaluate_values(g, {{"x", x}}), {c0[0], c0[1], c0[2], c1[0] * 2 + 1, c1[1] * 2 + 1, c1[2] * 2 + 1},
+                    1e-4);
+    expect_round_trip(g);
+}
+
+TEST(OnnxNorm, LrnIsMegEngineLrnWithAlphaOverSize) {
+    OnnxModel m(13);
+    m.input("x", {1, 3, 1, 1}).output("y");
+    auto& n = m.node("LRN", {"x"}, {"y"});
+    set_attr(n, "size", int64_t{3});
+    set_attr(n, "alpha", 0.3f);
+    set_attr(n, "beta", 0.75f);
+    set_attr(n, "bias", 2.0f);
+    ir::Graph g = m.import();
+    ir::OprId o = find_opr(g, "LRN");
+    const ir::FieldValue nf = field(g, o, "n");
+    EXPECT_EQ(std::holds_alternative<uint64_t>(nf) ? static_cast<int64_t>(std::get<uint64_t>(nf)) : std::get<int64_t>(nf),
+              3);
+    EXPECT_NEAR(std::get<double>(field(g, o, "alpha")), 0.1, 1e-7);
+    const D x{1, 2, 3};
+    // ONNX: y_c = x_c / (bias + alpha/size · Σ x² over [c − 1, c + 1])^beta.
+    D want;
+    for (int c = 0; c < 3; ++c) {
+        double s = 0;
+        for (int k = std::max(0, c - 1); k <= std::min(2, c + 1); ++k) s += x[k] * x[k];
+        want.push_back(x[c] / std::pow(2.0 + 0.3 / 3 * s, 0.75));
+    }
+    expect_near_all(evaluate_values(g, {{"x", x}}), want);
+}
+
+TEST(OnnxNorm, LrnRefusesAnEvenSize) {
+    OnnxModel m(13);
+    m.input("x", {1, 4, 2, 2}).output("y");
+    set_attr(m.node("LRN", {"x"}, {"y"}, "lrn"), "size", int64_t{2});
+    try {
+        m.import();
+        FAIL() << "imported";
+    } catch (const GraphError& e) {
+        EXPECT_NE(std::string(e.what()).find("'lrn' (LRN): size 2 is not supported"), std::string::npos) << e.what();
+    }
+}
+
+TEST(OnnxNorm, MeanVarianceNormalizationOverTheGivenAxes) {
+    OnnxModel m(13);
+    m.input("x", {2, 3}).output("y");
+    set_attr(m.node("MeanVarianceNormalization", {"x"}, {"y"}), "axes", std::vector<int64_t>{1});
+    const D x{1, 2, 6, 0, 3, 3};
+    D want;
+    for (size_t r = 0; r < 2; ++r) {
+        const double* v = &x[3 * r];
+        const double mean = (v[0] + v[1] + v[2]) / 3, sq = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) / 3;
+        for (int k = 0; k < 3; ++k) want.push_back((v[k] - mean) / (std::sqrt(sq - mean * mean) + 1e-9));
+    }
+    expect_near_all(evaluate_values(m.import(), {{"x", x}}), want, 1e-4);
+}
+
+}  // namespace
+}  // namespace mgedump::test

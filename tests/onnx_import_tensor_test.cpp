@@ -1,0 +1,224 @@
+// Expand, Tile, ConstantOfShape, Range, Size, NonZero, Trilu, OneHot, TopK,
+// DepthToSpace/SpaceToDepth, Gather with index tensors, GatherElements, GatherND and
+// ScatterND: the MegEngine operators they map to and their values on the reference
+// evaluator (expected values from the ONNX operator spec's examples or derived
+// from its definitions by hand).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "onnx_test_model.h"
+
+namespace mgedump::test {
+namespace {
+
+using D = std::vector<double>;
+
+std::string import_error(const OnnxModel& m) {
+    try {
+        m.import();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "import succeeded";
+    return {};
+}
+
+TEST(OnnxTensor, ExpandIsABroadcastToTheNumpyShape) {
+    OnnxModel m;
+    m.input("x", {3, 1}).output("y");
+    m.initializer_i64("shape", {3}, {2, 1, 2});
+    m.node("Expand", {"x", "shape"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), std::vector<std::string>{"Broadcast"});
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, 2, 3}}}), (D{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}));
+}
+
+TEST(OnnxTensor, TileRepeatsTheWholeTensorPerAxis) {
+    OnnxModel m;
+    m.input("x", {2, 2}).output("y");
+    m.initializer_i64("repeats", {2}, {2, 3});
+    m.node("Tile", {"x", "repeats"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(count_ops(g, "Broadcast"), 1u);
+    // np.tile([[1, 2], [3, 4]], (2, 3))
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, 2, 3, 4}}}),
+              (D{1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4}));
+}
+
+TEST(OnnxTensor, TileOfRankFourGoesAxisByAxisWithinSevenAxes) {
+    OnnxModel m;
+    m.input("x", {1, 1, 1, 2}).output("y");
+    m.initializer_i64("repeats", {4}, {2, 2, 2, 2});
+    m.node("Tile", {"x", "repeats"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(count_ops(g, "Broadcast"), 4u);  // 4 + 4 repeated axes > 7: one pass per repeated axis
+    D want;
+    for (int k = 0; k < 16; ++k) want.insert(want.end(), {5, 6});
+    EXPECT_EQ(evaluate_values(g, {{"x", {5, 6}}}), want);
+}
+
+TEST(OnnxTensor, RangeSizeAndConstantOfShapeAreImportTimeConstants) {
+    OnnxModel m(13);
+    m.input("x", {3}).output("y").output("z");
+    m.initializer("start", {}, {0.5f});
+    m.initializer("limit", {}, {3.f});
+    m.initializer("delta", {}, {1.f});
+    m.node("Range", {"start", "limit", "delta"}, {"r"});  // [0.5, 1.5, 2.5]
+    m.node("Add", {"x", "r"}, {"y"});
+    m.node("Size", {"x"}, {"n"});                         // 3
+    m.initializer_i64("zero", {1}, {0});
+    m.node("Unsqueeze", {"n", "zero"}, {"n1"});
+    m.node("ConstantOfShape", {"n1"}, {"zeros"});         // [0, 0, 0]
+    m.node("Add", {"x", "zeros"}, {"z"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(count_ops(g, "Elemwise"), 2u);
+    auto out = evaluate(g, {{"x", {10, 20, 30}}});
+    EXPECT_EQ(engine::eval::to_doubles(out[0].value), (D{10.5, 21.5, 32.5}));
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{10, 20, 30}));
+}
+
+TEST(OnnxTensor, NonZeroOfARuntimeValueIsRefused) {
+    OnnxModel m;
+    m.input("x", {3}).output("y", OnnxType::INT64);
+    m.node("NonZero", {"x"}, {"y"});
+    EXPECT_NE(import_error(m).find("NonZero's output shape depends on the values"), std::string::npos);
+}
+
+TEST(OnnxTensor, TriluIsAMaskedFillExactEvenForInfinityAndNaN) {
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+    OnnxModel m(14);
+    m.input("x", {2, 3}).output("y");
+    set_attr(m.node("Trilu", {"x"}, {"y"}), "upper", int64_t{0});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), std::vector<std::string>{"MaskedFill"});
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, inf, nan, 4, 5, 6}}}), (D{1, 0, 0, 4, 5, 0}));
+}
+
+TEST(OnnxTensor, TriluUpperWithKOnABatch) {
+    OnnxModel m(14);
+    m.input("x", {2, 2, 3}).output("y");
+    m.initializer_i64("k", {}, {1});
+    m.node("Trilu", {"x", "k"}, {"y"});
+    ir::Graph g = m.import();
+    // np.triu(x, 1) per matrix
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}}),
+              (D{0, 2, 3, 0, 0, 6, 0, 8, 9, 0, 0, 12}));
+}
+
+TEST(OnnxTensor, OneHotComparesWithThePositionsAndCountsNegativeIndicesFromDepth) {
+    OnnxModel m(11);
+    m.input("i", {4}, OnnxType::INT64).output("y");
+    m.initializer_i64("depth", {}, {4});
+    m.initializer("values", {2}, {0.5f, 2.f});
+    m.node("OneHot", {"i", "depth", "values"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(evaluate_values(g, {{"i", {0, -1, 3, 5}}}),
+              (D{2, .5, .5, .5, .5, .5, .5, 2, .5, .5, .5, 2, .5, .5, .5, .5}));
+}
+
+TEST(OnnxTensor, TopKLargestAndSmallestAlongAnAxis) {
+    OnnxModel m(11);
+    m.input("x", {2, 3}).output("v").output("i", OnnxType::INT64).output("sv").output("si", OnnxType::INT64);
+    m.initializer_i64("k2", {1}, {2});
+    m.initializer_i64("k1", {1}, {1});
+    m.node("TopK", {"x", "k2"}, {"v", "i"});
+    auto& s = m.node("TopK", {"x", "k1"}, {"sv", "si"});
+    set_attr(s, "axis", int64_t{0});
+    set_attr(s, "largest", int64_t{0});
+    ir::Graph g = m.import();
+    EXPECT_EQ(count_ops(g, "TopK"), 2u);
+    auto out = evaluate(g, {{"x", {1, 3, 2, 6, 4, 5}}});
+    EXPECT_EQ(engine::eval::to_doubles(out[0].value), (D{3, 2, 6, 5}));
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{1, 2, 0, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{1, 3, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[3].value), (D{0, 0, 0}));
+}
+
+TEST(OnnxTensor, TopKOfOpset1TakesKAsAnAttribute) {
+    OnnxModel m(6);
+    m.input("x", {4}).output("v").output("i", OnnxType::INT64);
+    set_attr(m.node("TopK", {"x"}, {"v", "i"}), "k", int64_t{2});
+    EXPECT_EQ(evaluate_values(m.import(), {{"x", {1, 4, 3, 2}}}), (D{4, 3}));
+}
+
+// y[c', i, j] = x[(i·b + j)·C' + c'] (DCR), x[c'·b² + i·b + j] (CRD).
+TEST(OnnxTensor, DepthToSpaceInBothModesAndSpaceToDepthUndoingIt) {
+    for (const char* mode : {"DCR", "CRD"}) {
+        OnnxModel m(13);
+        m.input("x", {1, 8, 1, 1}).output("y").output("back");
+        auto& n = m.node("DepthToSpace", {"x"}, {"y"});
+        set_attr(n, "blocksize", int64_t{2});
+        set_attr(n, "mode", mode);
+        set_attr(m.node("SpaceToDepth", {"y"}, {"back"}), "blocksize", int64_t{2});
+        ir::Graph g = m.import();
+        auto out = evaluate(g, {{"x", {0, 1, 2, 3, 4, 5, 6, 7}}});
+        EXPECT_EQ(engine::eval::to_doubles(out[0].value),
+                  std::string(mode) == "DCR" ? (D{0, 2, 4, 6, 1, 3, 5, 7}) : (D{0, 1, 2, 3, 4, 5, 6, 7}))
+            << mode;
+        // SpaceToDepth is DepthToSpace-DCR's inverse.
+        if (std::string(mode) == "DCR") {
+            EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{0, 1, 2, 3, 4, 5, 6, 7}));
+        }
+    }
+}
+
+TEST(OnnxGather, GatherWithATwoDimensionalIndexTensor) {
+    OnnxModel m;
+    m.input("x", {3, 2}).output("y");
+    m.initializer_i64("i", {2, 2}, {0, 1, 1, 2});
+    m.node("Gather", {"x", "i"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), std::vector<std::string>{"IndexingMultiAxisVec"});
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, 2, 3, 4, 5, 6}}}), (D{1, 2, 3, 4, 3, 4, 5, 6}));
+}
+
+TEST(OnnxGather, GatherElementsSpecExampleWithRuntimeIndices) {
+    OnnxModel m;
+    m.input("x", {2, 2}).input("i", {2, 2}, OnnxType::INT64).output("y");
+    set_attr(m.node("GatherElements", {"x", "i"}, {"y"}), "axis", int64_t{1});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), std::vector<std::string>{"IndexingMultiAxisVec"});
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, 2, 3, 4}}, {"i", {0, 0, 1, 0}}}), (D{1, 1, 4, 3}));
+    // A negative index counts from the end of the axis.
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, 2, 3, 4}}, {"i", {-1, 0, -2, -1}}}), (D{2, 1, 3, 4}));
+}
+
+TEST(OnnxGather, GatherNDSpecExamplesWithAndWithoutBatchDims) {
+    OnnxModel m(13);
+    m.input("x", {2, 2}).input("x3", {2, 2, 2}).output("y").output("yb");
+    m.initializer_i64("i", {2, 2}, {0, 0, 1, 1});
+    m.initializer_i64("ib", {2, 1}, {1, 0});
+    m.node("GatherND", {"x", "i"}, {"y"});
+    set_attr(m.node("GatherND", {"x3", "ib"}, {"yb"}), "batch_dims", int64_t{1});
+    auto out = evaluate(m.import(), {{"x", {0, 1, 2, 3}}, {"x3", {0, 1, 2, 3, 4, 5, 6, 7}}});
+    EXPECT_EQ(engine::eval::to_doubles(out[0].value), (D{0, 3}));
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{2, 3, 4, 5}));
+}
+
+TEST(OnnxGather, ScatterNDSetsAndAddsAndRefusesMul) {
+    OnnxModel m(16);
+    m.input("x", {8}).input("u", {4}).output("y");
+    m.initializer_i64("i", {4, 1}, {4, 3, 1, 7});
+    m.node("ScatterND", {"x", "i", "u"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), std::vector<std::string>{"IndexingSetMultiAxisVec"});
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, 2, 3, 4, 5, 6, 7, 8}}, {"u", {9, 10, 11, 12}}}),
+              (D{1, 11, 3, 10, 9, 6, 7, 12}));
+
+    OnnxModel add(16);
+    add.input("x", {4}).input("u", {2}).output("y");
+    add.initializer_i64("i", {2, 1}, {0, 0});
+    set_attr(add.node("ScatterND", {"x", "i", "u"}, {"y"}), "reduction", "add");
+    EXPECT_EQ(evaluate_values(add.import(), {{"x", {1, 2, 3, 4}}, {"u", {5, 6}}}), (D{12, 2, 3, 4}));
+
+    OnnxModel mul(16);
+    mul.input("x", {4}).input("u", {2}).output("y");
+    mul.initializer_i64("i", {2, 1}, {0, 0});
+    set_attr(mul.node("ScatterND", {"x", "i", "u"}, {"y"}), "reduction", "mul");
+    EXPECT_NE(import_error(mul).find("reduction 'mul' is not supported"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mgedump::test
