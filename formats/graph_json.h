@@ -25,8 +25,11 @@ struct GraphJsonReadOptions {
 
 // Parses, builds and validates a graph. Throws FormatError for anything wrong in
 // the document (syntax, unknown keys, ill-typed values, dangling or duplicate var
-// names, .npy problems) and GraphError for structural problems validation finds;
-// every message starts with the label and names the JSON place.
+// names, .npy problems), GraphError for structural problems validation finds, and
+// LimitError past the limits on hostile input: nesting deeper than kMaxJsonDepth
+// (formats/json_depth.h), a shape of more than kMaxTensorElements, values in the
+// JSON of more than kMaxInlineTensorBytes (formats/tensor_limits.h). Every message
+// starts with the label and names the JSON place.
 ir::Graph parse_graph_json(std::string_view text, const GraphJsonReadOptions& options = {});
 // Reads `path`; the label is the path and npy paths are relative to its directory.
 ir::Graph read_graph_json_file(const std::filesystem::path& path);

@@ -11,7 +11,9 @@
 #include "formats/base64.h"
 #include "formats/graph_json.h"
 #include "formats/graph_json_detail.h"
+#include "formats/json_depth.h"
 #include "formats/npy.h"
+#include "formats/tensor_limits.h"
 #include "ir/builder.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
@@ -64,11 +66,14 @@ std::vector<uint32_t> parse_shape(const Json& j, std::string_view ctx) {
                                   d.is_number() ? d.dump() : kind_of(d)));
         shape.push_back(static_cast<uint32_t>(d.get<uint64_t>()));
     }
+    (void)checked_element_count(shape, ctx);
     return shape;
 }
 
 // Rejects repeated keys in any object: nlohmann would silently keep one of them.
 Json parse_strict(std::string_view text, std::string_view label) {
+    if (auto at = json_too_deep_at(text, /*comments=*/true))
+        throw LimitError(fmt::format("{}: JSON nests deeper than {} levels (byte {})", label, kMaxJsonDepth, *at));
     std::vector<std::set<std::string>> open_objects;
     Json::parser_callback_t cb = [&](int, Json::parse_event_t ev, Json& parsed) {
         switch (ev) {
@@ -84,7 +89,7 @@ Json parse_strict(std::string_view text, std::string_view label) {
     };
     try {
         return Json::parse(text.begin(), text.end(), cb, /*allow_exceptions=*/true, /*ignore_comments=*/true);
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {  // parse_error, and out_of_range for a number past a double (1e309)
         fail(label, fmt::format("invalid JSON: {}", e.what()));
     }
 }
@@ -195,6 +200,10 @@ private:
         if (!shape) fail(ctx, "missing key \"shape\"");
         if (!source) return t;
         const uint64_t elements = ir::element_count(t.shape);
+        if (const uint64_t bytes = ir::dtype_storage_bytes(t.dtype.type, elements); bytes > kMaxInlineTensorBytes)
+            throw LimitError(fmt::format("{}: \"{}\": {} of shape [{}] is {} bytes; values in the JSON are limited "
+                                         "to 1 GiB (give larger ones as \"npy\")",
+                                         ctx, source, ir::dtype_name(t.dtype.type), fmt::join(t.shape, ", "), bytes));
         const std::string_view src(source);
         if (src == "values") {
             t.blob = g().blobs.add_owned(values_to_bytes(e["values"], t.dtype.type, elements, ctx));

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "formats/tensor_limits.h"
 #include "ir/error.h"
 
 namespace mgedump::formats {
@@ -241,13 +242,12 @@ NpyArray read_npy(const std::filesystem::path& path, std::optional<ir::DTypeEnum
         a.dtype = *d;
     }
 
-    uint64_t elements = 1;
     for (uint64_t d : h.shape) {
         if (d > UINT32_MAX) fail(what, fmt::format("dimension {} does not fit in 32 bits", d));
-        if (d != 0 && elements > UINT64_MAX / d) fail(what, "shape is too large");
-        elements *= d;
         a.shape.push_back(static_cast<uint32_t>(d));
     }
+    // Before the size check multiplies it by the dtype's bits.
+    const uint64_t elements = checked_element_count(a.shape, what);
     const uint64_t need = ir::dtype_storage_bytes(a.dtype, elements);
     const uint64_t have = file.size() - h.data_offset;
     if (have < need)

@@ -47,7 +47,8 @@ struct NpyArray {
 // Maps and checks `path`. With `dtype`, the file's descr must be the one that
 // dtype is stored as; without, the descr's default dtype is used. Throws FormatError
 // naming the path for a bad header, big-endian or Fortran data, an unsupported
-// descr, a dtype mismatch, or a file shorter or longer than its header says.
+// descr, a dtype mismatch, or a file shorter or longer than its header says, and
+// LimitError for a shape of more than kMaxTensorElements (formats/tensor_limits.h).
 NpyArray read_npy(const std::filesystem::path& path, std::optional<ir::DTypeEnum> dtype = std::nullopt);
 
 // A version 1.0 file image (2.0 if the header needs it), header padded to 64 bytes

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "formats/json_depth.h"
 #include "ir/error.h"
 
 namespace mgedump::formats {
@@ -112,10 +113,14 @@ std::string strip_info_json(const StripInfo& info, uint64_t hash) {
 
 std::string merge_strip_info_json(std::string_view existing, const StripInfo& info, uint64_t hash,
                                   std::string_view label) {
+    // The merge writes the existing document back through a recursive dumps().
+    if (auto at = json_too_deep_at(existing))
+        throw LimitError(fmt::format("{}: cannot append to it: JSON nests deeper than {} levels (byte {})", label,
+                                     kMaxJsonDepth, *at));
     Json j;
     try {
         j = Json::parse(existing.begin(), existing.end());
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {  // parse_error, and out_of_range for a number past a double (1e309)
         throw FormatError(fmt::format("{}: cannot append to it: invalid JSON: {}", label, e.what()));
     }
     if (!j.is_object()) throw FormatError(fmt::format("{}: cannot append to it: not a JSON object", label));

@@ -28,7 +28,8 @@ std::string strip_info_json(const StripInfo& info, uint64_t hash);
 // append_json: for each key of the existing object that the new result also has,
 // append the new values not yet present (existing order kept, no re-sort); keys only
 // in the new result are ignored; "hash" is set to `hash`. Throws FormatError naming
-// `label` when `existing` is not a JSON object or a merged key is not a list.
+// `label` when `existing` is not a JSON object or a merged key is not a list, and
+// LimitError when it nests deeper than kMaxJsonDepth (formats/json_depth.h).
 std::string merge_strip_info_json(std::string_view existing, const StripInfo& info, uint64_t hash,
                                   std::string_view label = "strip info");
 

@@ -109,6 +109,21 @@ void merge_strip_info(formats::StripInfo& into, const formats::StripInfo& from) 
     append(into.elemwise_modes, from.elemwise_modes);
 }
 
+// What stamps record of how the job's input is imported: only ONNX inputs have options.
+const formats::OnnxImportOptions* onnx_of(const Job& job) {
+    return is_onnx_input(job.input) ? &job.onnx : nullptr;
+}
+
+// A failed read for the report. An ONNX import's OptionError is about the input
+// shapes given (formats/onnx/import.h), so it names the job and key that set them:
+// the manifest line, or in directory mode (no manifest) the flag.
+std::string load_error(const Job& job, const std::exception& e) {
+    const std::string what = with_model(job, e.what());
+    if (!is_onnx_input(job.input) || !dynamic_cast<const OptionError*>(&e)) return what;
+    if (job.where == job.input.string()) return fmt::format("{} (given by --input-shape)", what);
+    return fmt::format("{}: \"input_shapes\": {}", job.where, what);
+}
+
 // A manifest entry's problems already say where in the manifest they are.
 std::string entry_errors(const Job& job) {
     std::string s;
@@ -259,7 +274,7 @@ class Runner {
         if (!job.ok()) return w;
         if (options_.incremental && all_current(w)) return w;
         try {
-            w->input = read_model_input(job.input, &read_buffers_);
+            w->input = read_model_input(job.input, &read_buffers_, job.onnx);
             digests_.remember(job.input, w->input->file_bytes, w->input->input_digest);
             models_read_.fetch_add(1, std::memory_order_relaxed);
             cache_.intern_graph(w->input->graph);
@@ -268,7 +283,7 @@ class Runner {
             w->files = files_read(job, *w->input);
         } catch (const std::exception& e) {
             w->input.reset();
-            fail_job(w, with_model(job, e.what()));
+            fail_job(w, load_error(job, e));
         }
         return w;
     }
@@ -285,7 +300,7 @@ class Runner {
             try {
                 w->current[k] = up_to_date(resolve_output(options_.out_dir, v.output),
                                            stamp_path(options_.out_dir, v.output), key_of(job.input), v.options,
-                                           digests_, manifest_.base_dir);
+                                           digests_, manifest_.base_dir, onnx_of(job));
             } catch (const std::exception&) {
             }
             all = all && w->current[k].has_value();
@@ -405,7 +420,8 @@ class Runner {
             }
             file.commit();
             if (w.files)
-                write_stamp(stamp_path(options_.out_dir, v.output), make_stamp_key(*w.files, v.options),
+                write_stamp(stamp_path(options_.out_dir, v.output),
+                            make_stamp_key(*w.files, v.options, onnx_of(*w.job)),
                             Stamped{result, *w.strip_info, w.input->file_bytes}, *ops_);
             a.result = std::move(result);
             a.status = ArtifactStatus::Written;

@@ -73,7 +73,8 @@ bool is_model_extension(const fs::path& ext) { return ext == ".json" || ext == "
 
 }  // namespace
 
-Manifest scan_directory(const fs::path& dir, const engine::DumpOptions& options, const OwnFiles& own) {
+Manifest scan_directory(const fs::path& dir, const engine::DumpOptions& options, const OwnFiles& own,
+                        const formats::OnnxImportOptions& onnx) {
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
     if (ec) throw Error(fmt::format("{}: cannot list directory: {}", dir.string(), ec.message()));
@@ -101,6 +102,7 @@ Manifest scan_directory(const fs::path& dir, const engine::DumpOptions& options,
         job.index = m.jobs.size();
         job.where = p.string();
         job.input = p;
+        job.onnx = onnx;  // used only if p is an ONNX model
         try {
             job.variants.push_back({check_output_name(p.stem().string() + ".mge"), options});
         } catch (const Error& err) {

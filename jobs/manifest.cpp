@@ -8,7 +8,10 @@
 #include <set>
 #include <sstream>
 
+#include "formats/json_depth.h"
 #include "jobs/error_text.h"
+#include "jobs/model_input.h"
+#include "jobs/onnx_options_json.h"
 #include "jobs/options_json.h"
 #include "jobs/output_path.h"
 
@@ -28,11 +31,13 @@ std::string default_stem(const fs::path& input) { return input.stem().string(); 
 void check_keys(const Json& obj, std::initializer_list<std::string_view> extra, std::string_view ctx,
                 std::vector<std::string>& errors) {
     for (const auto& [k, v] : obj.items()) {
-        if (is_option_key(k) || std::ranges::find(extra, std::string_view(k)) != extra.end()) continue;
+        // ONNX import options are checked where they are parsed (jobs refuse them on other inputs).
+        if (is_option_key(k) || is_onnx_option_key(k)) continue;
+        if (std::ranges::find(extra, std::string_view(k)) != extra.end()) continue;
         std::string expected;
-        for (std::string_view e : extra) expected += fmt::format("{}, ", e);
-        expected.resize(expected.size() - 2);
-        errors.push_back(fmt::format("{}: unknown key \"{}\" (expected {} or a dump option)", ctx, k, expected));
+        for (std::string_view e : extra) expected += fmt::format("{}{}", expected.empty() ? "" : ", ", e);
+        errors.push_back(fmt::format("{}: unknown key \"{}\" (expected {}{}a dump option or an ONNX import option)",
+                                     ctx, k, expected, expected.empty() ? "" : ", "));
     }
 }
 
@@ -87,6 +92,12 @@ void parse_variants(const Json& variants, const std::string& base, const engine:
         }
         const size_t before = job.errors.size();
         check_keys(v, {"suffix", "output"}, vctx, job.errors);
+        for (const auto& [k, x] : v.items())
+            if (is_onnx_option_key(k))
+                job.errors.push_back(fmt::format("{}: \"{}\": an ONNX import option acts on the job's one import "
+                                                 "of its model; give it on the job or in \"defaults\", not on a "
+                                                 "variant",
+                                                 vctx, k));
         std::optional<std::string> out;
         if (v.contains("suffix") == v.contains("output")) {
             job.errors.push_back(fmt::format("{}: give exactly one of \"suffix\" and \"output\"", vctx));
@@ -102,8 +113,21 @@ void parse_variants(const Json& variants, const std::string& base, const engine:
     }
 }
 
+// The job's ONNX import options; given for an input that is not ONNX they would
+// do nothing, which is refused rather than ignored.
+void parse_onnx_options(const Json& e, const std::optional<std::string>& input,
+                        const formats::OnnxImportOptions& defaults, Job& job) {
+    job.onnx = apply_onnx_options(e, defaults, job.where, job.errors);
+    if (!input || is_onnx_input(*input)) return;
+    for (const auto& [k, v] : e.items())
+        if (is_onnx_option_key(k))
+            job.errors.push_back(fmt::format("{}: \"{}\": an ONNX import option, but the input \"{}\" is not an "
+                                             "ONNX model (*.onnx), so it would do nothing; remove it",
+                                             job.where, k, *input));
+}
+
 Job parse_job(const Json& e, size_t index, const fs::path& base_dir, const engine::DumpOptions& defaults,
-              std::string where) {
+              const formats::OnnxImportOptions& onnx_defaults, std::string where) {
     Job job;
     job.index = index;
     job.where = std::move(where);
@@ -115,6 +139,7 @@ Job parse_job(const Json& e, size_t index, const fs::path& base_dir, const engin
     check_keys(e, {"input", "output", "variants"}, ctx, job.errors);
     const std::optional<std::string> input = string_at(e, "input", ctx, job.errors);
     if (input) job.input = fs::path(*input).is_absolute() ? fs::path(*input) : base_dir / *input;
+    parse_onnx_options(e, input, onnx_defaults, job);
     const size_t before = job.errors.size();
     engine::DumpOptions job_options = apply_options(e, defaults, ctx, job.errors);
     std::optional<std::string> base;
@@ -149,17 +174,24 @@ struct Parsed {
     void fatal(std::string e) { m.errors.emplace_back(m.jobs.size(), std::move(e)); }
 };
 
-engine::DumpOptions apply_with_errors(const Json& obj, const engine::DumpOptions& d, const std::string& ctx,
-                                      Parsed& p) {
+// What a "defaults" object sets for the jobs after it.
+struct Defaults {
+    engine::DumpOptions dump;
+    formats::OnnxImportOptions onnx;
+};
+
+Defaults apply_with_errors(const Json& obj, const Defaults& d, const std::string& ctx, Parsed& p) {
     std::vector<std::string> errors;
-    engine::DumpOptions o = apply_options(obj, d, ctx, errors);
+    // A misspelt default would otherwise silently not apply to any job.
+    check_keys(obj, {}, ctx, errors);
+    Defaults o{apply_options(obj, d.dump, ctx, errors), apply_onnx_options(obj, d.onnx, ctx, errors)};
     for (std::string& e : errors) p.fatal(std::move(e));
     return o;
 }
 
-void parse_document(const Json& doc, const fs::path& base_dir, const engine::DumpOptions& defaults,
-                    std::string_view label, Parsed& p) {
-    engine::DumpOptions d = defaults;
+void parse_document(const Json& doc, const fs::path& base_dir, const Defaults& defaults, std::string_view label,
+                    Parsed& p) {
+    Defaults d = defaults;
     const Json* list = &doc;
     if (doc.is_object()) {
         for (const auto& [k, v] : doc.items())
@@ -176,12 +208,13 @@ void parse_document(const Json& doc, const fs::path& base_dir, const engine::Dum
         }
     }
     for (size_t i = 0; i < list->size(); ++i)
-        p.m.jobs.push_back(parse_job((*list)[i], i, base_dir, d, fmt::format("{}: jobs[{}]", label, i)));
+        p.m.jobs.push_back(
+            parse_job((*list)[i], i, base_dir, d.dump, d.onnx, fmt::format("{}: jobs[{}]", label, i)));
 }
 
-void parse_lines(std::string_view text, const fs::path& base_dir, const engine::DumpOptions& defaults,
-                 std::string_view label, Parsed& p) {
-    engine::DumpOptions d = defaults;
+void parse_lines(std::string_view text, const fs::path& base_dir, const Defaults& defaults, std::string_view label,
+                 Parsed& p) {
+    Defaults d = defaults;
     std::istringstream in{std::string(text)};
     std::string line;
     for (size_t lineno = 1; std::getline(in, line); ++lineno) {
@@ -192,6 +225,9 @@ void parse_lines(std::string_view text, const fs::path& base_dir, const engine::
         } catch (const Json::parse_error& err) {
             p.fatal(syntax_error(label, lineno, err));
             continue;
+        } catch (const Json::out_of_range& err) {  // a number past a double (1e309)
+            p.fatal(fmt::format("{}:{}: invalid JSON: {}", label, lineno, without_json_prefixes(err.what())));
+            continue;
         }
         const std::string where = fmt::format("{}:{}", label, lineno);
         if (e.is_object() && e.size() == 1 && e.contains("defaults")) {
@@ -199,7 +235,7 @@ void parse_lines(std::string_view text, const fs::path& base_dir, const engine::
             else d = apply_with_errors(e["defaults"], d, where + ": defaults", p);
             continue;
         }
-        p.m.jobs.push_back(parse_job(e, p.m.jobs.size(), base_dir, d, where));
+        p.m.jobs.push_back(parse_job(e, p.m.jobs.size(), base_dir, d.dump, d.onnx, where));
     }
 }
 
@@ -211,11 +247,16 @@ bool first_line_is_json(std::string_view text) {
     return Json::accept(text.substr(start, end == std::string_view::npos ? end : end - start));
 }
 
-Manifest parse_collecting(std::string_view text, const fs::path& base_dir, const engine::DumpOptions& defaults,
+Manifest parse_collecting(std::string_view text, const fs::path& base_dir, const Defaults& defaults,
                           std::string_view label) {
     Parsed p;
     p.m.base_dir = base_dir;
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return p.m;
+    // Messages quote bad values with nlohmann's dump(), which recurses a level a frame.
+    if (auto at = formats::json_too_deep_at(text)) {
+        p.fatal(fmt::format("{}: JSON nests deeper than {} levels (byte {})", label, formats::kMaxJsonDepth, *at));
+        return p.m;
+    }
 
     // A whole-document parse decides the form: JSON Lines is not one JSON value.
     Json doc;
@@ -228,12 +269,16 @@ Manifest parse_collecting(std::string_view text, const fs::path& base_dir, const
             p.fatal(syntax_error(label, 0, e));
             return p.m;
         }
+    } catch (const Json::out_of_range& e) {  // a number past a double (1e309): not JSON Lines either
+        p.fatal(fmt::format("{}: invalid JSON: {}", label, without_json_prefixes(e.what())));
+        return p.m;
     }
 
     if (single && (doc.is_array() || (doc.is_object() && doc.contains("jobs"))))
         parse_document(doc, base_dir, defaults, label, p);
     else if (single && doc.is_object() && !(doc.size() == 1 && doc.contains("defaults")))
-        p.m.jobs.push_back(parse_job(doc, 0, base_dir, defaults, fmt::format("{}: job", label)));
+        p.m.jobs.push_back(
+            parse_job(doc, 0, base_dir, defaults.dump, defaults.onnx, fmt::format("{}: job", label)));
     else
         parse_lines(text, base_dir, defaults, label, p);
     mark_duplicate_outputs(p.m);
@@ -254,8 +299,8 @@ ManifestError::ManifestError(std::vector<std::string> errors)
     : FormatError(join_lines(errors)), errors_(std::move(errors)) {}
 
 Manifest parse_manifest(std::string_view text, const fs::path& base_dir, const engine::DumpOptions& defaults,
-                        std::string_view label) {
-    Manifest m = parse_collecting(text, base_dir, defaults, label);
+                        std::string_view label, const formats::OnnxImportOptions& onnx_defaults) {
+    Manifest m = parse_collecting(text, base_dir, {defaults, onnx_defaults}, label);
     if (m.errors.empty()) return m;
     // Everything, in the file's order.
     std::vector<std::string> all;
@@ -267,12 +312,14 @@ Manifest parse_manifest(std::string_view text, const fs::path& base_dir, const e
     throw ManifestError(std::move(all));
 }
 
-Manifest read_manifest_file(const fs::path& path, const engine::DumpOptions& defaults) {
-    return parse_manifest(read_text_file(path), path.parent_path(), defaults, path.string());
+Manifest read_manifest_file(const fs::path& path, const engine::DumpOptions& defaults,
+                            const formats::OnnxImportOptions& onnx_defaults) {
+    return parse_manifest(read_text_file(path), path.parent_path(), defaults, path.string(), onnx_defaults);
 }
 
-Manifest read_manifest_file_collecting(const fs::path& path, const engine::DumpOptions& defaults) {
-    return parse_collecting(read_text_file(path), path.parent_path(), defaults, path.string());
+Manifest read_manifest_file_collecting(const fs::path& path, const engine::DumpOptions& defaults,
+                                       const formats::OnnxImportOptions& onnx_defaults) {
+    return parse_collecting(read_text_file(path), path.parent_path(), {defaults, onnx_defaults}, path.string());
 }
 
 void mark_duplicate_outputs(Manifest& m) {

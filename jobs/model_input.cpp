@@ -61,7 +61,10 @@ std::string onnx_digest(const std::string& model_digest, const std::vector<fs::p
 
 }  // namespace
 
-ModelInput read_model_input(const fs::path& path, engine::ReadBuffers* buffers) {
+bool is_onnx_input(const fs::path& path) { return path.extension() == ".onnx"; }
+
+ModelInput read_model_input(const fs::path& path, engine::ReadBuffers* buffers,
+                            const formats::OnnxImportOptions& onnx) {
     engine::MappedFile file = engine::map_file(path.string(), buffers);
     ModelInput in;
     in.file_bytes = file.bytes.size();
@@ -72,11 +75,11 @@ ModelInput read_model_input(const fs::path& path, engine::ReadBuffers* buffers) 
     }
     // ONNX has no magic number: known by name. Its weights may live in side files,
     // which the digest covers too, so --incremental sees a change to any of them.
-    if (path.extension() == ".onnx") {
+    if (is_onnx_input(path)) {
         std::vector<fs::path> side_files;
         in.graph = formats::import_onnx_bytes(file.bytes, path.string(),
                                               path.parent_path().empty() ? fs::path(".") : path.parent_path(),
-                                              {}, &side_files, file.owner);
+                                              onnx, &side_files, file.owner);
         // Inline weights are views into the file: a dump into a file preads them.
         in.graph.blobs.note_file_regions(file.owner, file.bytes, file.device, file.inode, file.fd);
         in.file_digest = onnx_digest(in.input_digest, side_files);

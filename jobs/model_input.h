@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/load.h"
+#include "formats/onnx/import.h"
 #include "ir/graph.h"
 #include "ir/metadata.h"
 
@@ -26,9 +27,15 @@ struct ModelInput {
     std::vector<std::filesystem::path> dependencies;
 };
 
-// Throws Error (FormatError, GraphError, ...) naming the path. `buffers` recycles
-// the memory small inputs are read into (engine::map_file).
-ModelInput read_model_input(const std::filesystem::path& path, engine::ReadBuffers* buffers = nullptr);
+// ONNX has no magic number: an input is an ONNX model when it is named *.onnx.
+bool is_onnx_input(const std::filesystem::path& path);
+
+// Throws Error (FormatError, GraphError, ...) naming the path; OptionError when
+// `onnx`'s input shapes do not fit an ONNX model's inputs. `buffers` recycles the
+// memory small inputs are read into (engine::map_file). `onnx` is how an ONNX
+// input is imported; other inputs ignore it.
+ModelInput read_model_input(const std::filesystem::path& path, engine::ReadBuffers* buffers = nullptr,
+                            const formats::OnnxImportOptions& onnx = {});
 
 // Bytes a model will hold while in flight: its input (and, for graph JSON, the
 // .npy files it names) plus one serialized copy per variant. Never throws: an

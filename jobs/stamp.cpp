@@ -14,6 +14,7 @@
 #include "engine/load.h"
 #include "ir/error.h"
 #include "ir/xxh3_dispatch.h"
+#include "jobs/onnx_options_json.h"
 #include "jobs/options_json.h"
 #include "jobs/output_path.h"
 #include "jobs/version.h"
@@ -63,13 +64,17 @@ void FileDigests::remember(const fs::path& path, uint64_t size, std::string xxh3
 }
 
 namespace {
-std::string canonical(const engine::DumpOptions& options) {
-    return options_to_json(options).dump(-1, ' ', true, Json::error_handler_t::replace);
+// Non-ONNX inputs keep the options text they always had, so their stamps stay valid.
+std::string canonical(const engine::DumpOptions& options, const formats::OnnxImportOptions* onnx) {
+    Json j = options_to_json(options);
+    if (onnx) j["onnx_import"] = onnx_options_to_json(*onnx);
+    return j.dump(-1, ' ', true, Json::error_handler_t::replace);
 }
 }  // namespace
 
-StampKey make_stamp_key(std::vector<StampedFile> files, const engine::DumpOptions& options) {
-    return StampKey{std::move(files), canonical(options), std::string(engine_version())};
+StampKey make_stamp_key(std::vector<StampedFile> files, const engine::DumpOptions& options,
+                        const formats::OnnxImportOptions* onnx) {
+    return StampKey{std::move(files), canonical(options, onnx), std::string(engine_version())};
 }
 
 fs::path stamp_path(const fs::path& out_dir, const std::string& output_name) {
@@ -146,7 +151,7 @@ fs::path stamp_file_location(const fs::path& base_dir, const std::string& key) {
 
 std::optional<Stamped> up_to_date(const fs::path& artifact, const fs::path& stamp, const std::string& input_key,
                                   const engine::DumpOptions& options, FileDigests& digests,
-                                  const fs::path& base_dir) {
+                                  const fs::path& base_dir, const formats::OnnxImportOptions* onnx) {
     std::error_code ec;
     const uint64_t size = fs::file_size(artifact, ec);
     if (ec || fs::is_symlink(fs::symlink_status(artifact))) return std::nullopt;
@@ -156,7 +161,7 @@ std::optional<Stamped> up_to_date(const fs::path& artifact, const fs::path& stam
     ss << f.rdbuf();
     try {
         json j = json::parse(ss.str());
-        if (j.at("options") != canonical(options) || j.at("engine_version") != std::string(engine_version()))
+        if (j.at("options") != canonical(options, onnx) || j.at("engine_version") != std::string(engine_version()))
             return std::nullopt;
         std::vector<StampedFile> files = files_from_json(j.at("files"));
         if (files.empty() || files.front().path != input_key) return std::nullopt;

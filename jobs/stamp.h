@@ -1,8 +1,8 @@
 // Incremental batches: next to each artifact's name, under OUT_DIR/.mgedump-stamps/,
 // a small JSON stamp records what produced it — every file the model was read from
 // (the input, then the .npy files a graph JSON names: path, size, xxh3-128), the
-// job's options and the engine version — and what a report needs of it (dump
-// result, strip info). Whether a job is up to date is decided from the stamp and
+// job's options (an ONNX input's import options too) and the engine version — and
+// what a report needs of it (dump result, strip info). Whether a job is up to date is decided from the stamp and
 // the recorded files' bytes alone: the input is never parsed for it.
 #pragma once
 
@@ -17,6 +17,7 @@
 #include "engine/artifact_file.h"
 #include "engine/dump_options.h"
 #include "engine/dump_result.h"
+#include "formats/onnx/import.h"
 #include "formats/strip_info_json.h"
 
 namespace mgedump::jobs {
@@ -32,7 +33,9 @@ struct StampedFile {
 
 struct StampKey {
     std::vector<StampedFile> files;  // the input first
-    std::string options;             // canonical JSON of the job's options (jobs/options_json.h)
+    // Canonical JSON of the job's options (jobs/options_json.h), with an ONNX
+    // input's import options under "onnx_import" (jobs/onnx_options_json.h).
+    std::string options;
     std::string engine_version;
 };
 
@@ -69,19 +72,22 @@ std::string stamp_file_key(const std::filesystem::path& base_dir, const std::fil
 std::filesystem::path stamp_file_location(const std::filesystem::path& base_dir, const std::string& key);
 
 // The options as given by the job (before a loaded model's metadata fills in
-// defaults: that comes from the input, which the files already cover).
-StampKey make_stamp_key(std::vector<StampedFile> files, const engine::DumpOptions& options);
+// defaults: that comes from the input, which the files already cover). `onnx`:
+// how an ONNX input was imported; nullptr for other inputs.
+StampKey make_stamp_key(std::vector<StampedFile> files, const engine::DumpOptions& options,
+                        const formats::OnnxImportOptions* onnx = nullptr);
 
 std::filesystem::path stamp_path(const std::filesystem::path& out_dir, const std::string& output_name);
 
 // What the stamp at `stamp` vouches for when `artifact` exists with the recorded
-// size, the stamp was made from the input keyed `input_key` with `options` by
-// this engine version, and every recorded file (found from `base_dir`) still has
-// its recorded size and digest; nullopt otherwise (also for missing, unreadable
+// size, the stamp was made from the input keyed `input_key` with `options` (and
+// `onnx`, as make_stamp_key takes it) by this engine version, and every recorded
+// file (found from `base_dir`) still has its recorded size and digest; nullopt otherwise (also for missing, unreadable
 // or older stamps).
 std::optional<Stamped> up_to_date(const std::filesystem::path& artifact, const std::filesystem::path& stamp,
                                   const std::string& input_key, const engine::DumpOptions& options,
-                                  FileDigests& digests, const std::filesystem::path& base_dir);
+                                  FileDigests& digests, const std::filesystem::path& base_dir,
+                                  const formats::OnnxImportOptions* onnx = nullptr);
 
 // Written atomically after the artifact, so a stamp never vouches for a missing file.
 void write_stamp(const std::filesystem::path& stamp, const StampKey& key, const Stamped& stamped,

@@ -91,5 +91,18 @@ TEST(BatchManifest, DirectoryModeTakesGraphsAndModelsInNameOrder) {
     EXPECT_EQ(m.jobs[1].variants[0].output, "b.mge");
 }
 
+TEST(BatchManifest, AMisspeltDefaultIsRefusedNotSilentlyIgnored) {
+    // Ignored, "keep_var_nme" would leave every job at keep_var_name 1 without a word.
+    try {
+        jobs::parse_manifest(R"({"defaults": {"keep_var_nme": 0}, "jobs": [{"input": "a.json"}]})", "/base", {});
+        ADD_FAILURE() << "a manifest with a misspelt default was accepted";
+    } catch (const jobs::ManifestError& e) {
+        EXPECT_NE(std::string(e.what()).find("defaults: unknown key \"keep_var_nme\" (expected a dump option or an "
+                                             "ONNX import option)"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace mgedump::test

@@ -179,6 +179,16 @@ TEST_F(TestcaseValues, RepeatRepeatsEachSliceAlongAxis0LikeNumpyRepeat) {
     EXPECT_EQ(floats(rows.values[0][3]), (std::vector<float>{1, 2, 3, 4, 5, 6}));
 }
 
+TEST_F(TestcaseValues, ARepeatThatCannotFitIsRefusedBeforeItAllocates) {
+    // 2 rows × 2^31 is 2^32: repeating first used to wrap the row count to 0 and
+    // copy 2^32 rows into an empty tensor (a manifest's "repeat" or --repeat).
+    npy("zz.npy", {2, 3}, {1, 2, 3, 4, 5, 6});
+    npy("a.npy", {3}, {1, 1, 1});
+    EXPECT_NE(refusal({"zeta:zz.npy;alpha:a.npy"}, 2147483648u)
+                  .find("[4294967296,3] when repeated 2147483648 times along axis 0"),
+              std::string::npos);
+}
+
 TEST_F(TestcaseValues, RepeatDoesNotApplyToRandomData) {
     auto o = options({"#rand(0,1)"});
     o.repeat = 3;

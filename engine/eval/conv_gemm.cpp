@@ -58,9 +58,11 @@ std::unique_ptr<T[]> scratch(size_t n) {
 // iw0, valid_w)` handles one output row; rows outside the input go to `outside`.
 template <class Row, class Outside>
 void for_each_window_row(const ConvGeometry& g, size_t c, Row&& row, Outside&& outside) {
-    const auto [ID, IH, IW] = g.in;
-    const auto [OD, OH, OW] = g.out;
-    const auto [KD, KH, KW] = g.kernel;
+    // Plain variables, not structured bindings: the lambda below captures them, which
+    // clang before 16 refuses for bindings (the fuzz build's clang 14).
+    const size_t ID = g.in[0], IH = g.in[1], IW = g.in[2];
+    const size_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+    const size_t KD = g.kernel[0], KH = g.kernel[1], KW = g.kernel[2];
     const size_t OS = g.out_size();
     for_each_tap(g, [&](size_t kd, size_t kh, size_t kw, Valid vd, Valid vh, Valid vw) {
         const size_t col_row = ((c * KD + kd) * KH + kh) * KW + kw;
@@ -126,9 +128,8 @@ void col2im(const ConvGeometry& g, const T* col, T* grad) {
 // directly, row by row, tap by tap.
 template <class T>
 void depthwise_channel(const ConvGeometry& g, const T* in, const T* w, T* out) {
-    const auto [ID, IH, IW] = g.in;
-    const auto [OD, OH, OW] = g.out;
-    const auto [KD, KH, KW] = g.kernel;
+    // Not structured bindings: see for_each_window_row.
+    const size_t IH = g.in[1], IW = g.in[2], OH = g.out[1], OW = g.out[2], KH = g.kernel[1], KW = g.kernel[2];
     std::fill(out, out + g.out_size(), T(0));
     for_each_tap(g, [&](size_t kd, size_t kh, size_t kw, Valid vd, Valid vh, Valid vw) {
         const T wv = w[(kd * KH + kh) * KW + kw];

@@ -60,7 +60,8 @@ Tensor host_input(const ir::Graph& g, ir::OprId o, const ir::InferState& state, 
 
 void check_feed_names(const ir::Graph& g, const Feeds& feeds) {
     std::vector<GraphInput> inputs = graph_inputs(g);
-    for (const auto& [name, value] : feeds) {
+    for (const auto& feed : feeds) {
+        const std::string& name = feed.first;  // not a binding: the lambda captures it (clang 14)
         bool known = std::any_of(inputs.begin(), inputs.end(), [&](const GraphInput& in) { return in.name == name; });
         if (!known) {
             std::string names;

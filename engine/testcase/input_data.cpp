@@ -93,6 +93,23 @@ uint64_t splitmix(uint64_t& s) {
     return z ^ (z >> 31);
 }
 
+// Whether `read` repeated `repeat` times along axis 0 is `want`, without making it.
+bool repeated_fits(const ir::Shape& read, uint32_t repeat, const ir::Shape& want) {
+    if (read.ndim != want.ndim || read.ndim == 0) return false;
+    if (uint64_t{read[0]} * repeat != want[0]) return false;
+    for (uint32_t i = 1; i < read.ndim; ++i)
+        if (read[i] != want[i]) return false;
+    return true;
+}
+
+// ir::shape_string of `read` repeated along axis 0, counted in 64 bits.
+std::string repeated_shape_string(const ir::Shape& read, uint32_t repeat) {
+    if (read.ndim == 0) return ir::shape_string(read);
+    std::string s = fmt::format("[{}", uint64_t{read[0]} * repeat);
+    for (uint32_t i = 1; i < read.ndim; ++i) s += fmt::format(",{}", read[i]);
+    return s + "]";
+}
+
 // numpy.repeat(data, repeat, axis=0): every slice along axis 0 `repeat` times in a row.
 eval::Tensor repeat_axis0(const eval::Tensor& t, uint32_t repeat) {
     if (repeat == 1) return t;
@@ -260,14 +277,16 @@ eval::Feeds make_case_feeds(const std::vector<eval::GraphInput>& inputs, const C
                     fmt::format("input '{}' ({}): {}", in->name, ir::dtype_string(in->dtype), e.what()));
             }
             const ir::Shape read = value.shape();
-            if (options.repeat > 1) value = repeat_axis0(value, options.repeat);
-            if (!(value.shape() == in->shape))
+            // Checked before repeating: a large `repeat` must not allocate (or wrap
+            // rows × repeat around 32 bits) for data that cannot fit anyway.
+            if (!repeated_fits(read, options.repeat, in->shape))
                 throw fail(fmt::format(
                     "input '{}' is {} {}, {} holds {}{}", in->name, ir::dtype_string(in->dtype),
                     ir::shape_string(in->shape), path.string(), ir::shape_string(read),
                     options.repeat > 1 ? fmt::format(", {} when repeated {} times along axis 0",
-                                                     ir::shape_string(value.shape()), options.repeat)
+                                                     repeated_shape_string(read, options.repeat), options.repeat)
                                        : ""));
+            if (options.repeat > 1) value = repeat_axis0(value, options.repeat);
         }
         feeds.emplace(in->name, std::move(value));
     }

@@ -57,6 +57,8 @@ void reduce(Importer& c, const Reduction& r) {
                    "element-wise step applied) disagree; not supported");
         return c.set_output(0, x);
     }
+    // A rank-0 input has no axis to reduce (found by fuzz_onnx: front() of no axes).
+    if (axes->empty()) c.fail(fmt::format("{} of a rank-0 input is not supported", c.node().op_type()));
     ir::VarId y = c.var(0);
     if (r.before) y = elemwise(c, r.before, {y});
     // SUM_SQR squares what it sums: only the first axis takes it, the others SUM.

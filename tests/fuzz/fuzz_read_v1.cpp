@@ -1,18 +1,13 @@
-// libFuzzer target: arbitrary bytes through the FBS v1 reader (and, when they
-// load, through a re-dump). Anything but success or FormatError is a bug.
+// libFuzzer target: the FBS v1 reader (MGBC/MGBS), then a re-dump.
+// Anything but success or an mgedump::Error is a bug. The body is
+// targets/read_v1.cpp, included rather than linked: each fuzz executable is built from
+// its one entry file (CMakeLists.txt, MGEDUMP_FUZZ), while mgedump_tests compiles
+// the body on its own to replay tests/fuzz/regressions/fuzz_read_v1/.
+#include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <memory>
-#include <vector>
 
-#include "fuzz_common.h"
+#include "targets/read_v1.cpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    // Force the v1 path: the first 4 bytes select MGBC or MGBS, the rest is the file.
-    if (size < 1) return 0;
-    std::vector<uint8_t> file(size + 3);
-    const uint32_t magic = (data[0] & 1) ? 0x5342474D : 0x4342474D;
-    std::memcpy(file.data(), &magic, 4);
-    std::memcpy(file.data() + 4, data + 1, size - 1);
-    return mgedump::fuzz::read_and_redump(file);
+    return mgedump::fuzz::fuzz_read_v1(data, size);
 }

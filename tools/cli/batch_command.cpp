@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "engine/artifact_file.h"
+#include "formats/onnx/import.h"
 #include "formats/strip_info_json.h"
 #include "ir/error.h"
 #include "jobs/batch.h"
@@ -44,7 +45,19 @@ struct BatchCommand {
     bool allow_empty = false;
     DumpFlags flags;
     TestcaseFlags testcases;  // every job's, unless its manifest entry says otherwise
+    // Every ONNX job's import options, unless the manifest's defaults or the job say otherwise.
+    formats::OnnxImportOptions onnx;
+    std::vector<std::string> input_shapes;  // --input-shape NAME=DIMS
 };
+
+// The flags' ONNX import options, as `mgedump dump` reads them.
+formats::OnnxImportOptions onnx_options(const BatchCommand& c) {
+    formats::OnnxImportOptions onnx = c.onnx;
+    for (const std::string& spec : c.input_shapes)
+        if (!onnx.input_shapes.insert(formats::parse_onnx_input_shape(spec)).second)
+            throw OptionError(fmt::format("--input-shape {}: that input's shape is already given", spec));
+    return onnx;
+}
 
 // Below this a batch cannot keep one small model, its write buffer and the
 // tables of the pipeline in memory at once: a value like "1K" is a typo (for
@@ -83,6 +96,7 @@ int run_batch_command(const BatchCommand& c) {
     defaults.append_json = false;
     defaults.testcases = to_testcase_options(c.testcases, "--testcases");
     engine::check_options(defaults);
+    const formats::OnnxImportOptions onnx = onnx_options(c);
 
     jobs::BatchOptions o;
     o.out_dir = c.out_dir;
@@ -100,11 +114,11 @@ int run_batch_command(const BatchCommand& c) {
     if (fs::is_directory(in)) {
         jobs::OwnFiles own{c.out_dir, {report_path}};
         if (strip_info_file) own.files.emplace_back(*strip_info_file);
-        manifest = jobs::scan_directory(in, defaults, own);
+        manifest = jobs::scan_directory(in, defaults, own, onnx);
         if (c.verbose)
             for (const std::string& s : manifest.skipped) std::cerr << fmt::format("mgedump batch: skipped {}\n", s);
     } else {
-        manifest = jobs::read_manifest_file_collecting(in, defaults);
+        manifest = jobs::read_manifest_file_collecting(in, defaults, onnx);
     }
     if (std::vector<std::string> errors = jobs::validate_batch(manifest, targets); !errors.empty())
         return refuse(errors);
@@ -135,7 +149,7 @@ void register_batch(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand(
         "batch", "Serialize many graphs: a manifest (JSON / JSON Lines) of jobs, or every *.json, *.mge and *.onnx in a "
         "directory. The whole manifest is checked first: any problem is listed and nothing is written (exit 2)");
-    cmd->add_option("input", c->input, "manifest file, or a directory of graph JSON / .mge files")->required();
+    cmd->add_option("input", c->input, "manifest file, or a directory of graph JSON / .mge / .onnx files")->required();
     cmd->add_option("-o,--output", c->out_dir, "directory the artifacts are written into (created if missing)")
         ->required();
     cmd->add_option("--report", c->report, "where the JSON report goes (default OUT_DIR/report.json)");
@@ -166,6 +180,21 @@ void register_batch(CLI::App& app) {
     cmd->add_flag("-v,--verbose", c->verbose, "also say which directory entries were not taken as inputs, and why");
     cmd->add_flag("--allow-empty", c->allow_empty,
                   "an empty manifest or a directory without models is a success, not an error");
+    // As `mgedump dump` has them; manifest keys params_as_shared, fold_batch_norm and
+    // input_shapes override them per job (jobs/onnx_options_json.h).
+    cmd->add_flag("--params-as-shared", c->onnx.params_as_shared_device_tensor,
+                  "ONNX inputs: initializers become named params (SharedDeviceTensor), so --keep-param-name keeps "
+                  "their names (every ONNX job's default; manifest key \"params_as_shared\")");
+    cmd->add_option("--input-shape", c->input_shapes,
+                    "ONNX inputs: NAME=1x3x224x224 fixes input NAME's shape (symbolic dimensions of a dynamic_axes "
+                    "export); repeat for several inputs; an ONNX job without input NAME fails (every ONNX job's "
+                    "default; manifest key \"input_shapes\": {\"NAME\": [1, 3, 224, 224]})")
+        ->type_name("NAME=DIMS")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // one shape per flag, never the next argument
+    cmd->add_flag("!--no-fold-batch-norm", c->onnx.fold_batch_norm,
+                  "ONNX inputs: keep BatchNormalization as an Elemwise instead of folding it into the Conv before it "
+                  "(every ONNX job's default; manifest key \"fold_batch_norm\": false)");
     add_dump_flags(*cmd, c->flags);
     add_testcase_flags(*cmd, c->testcases, "--testcases");
     cmd->callback([c] {
