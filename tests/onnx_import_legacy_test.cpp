@@ -11,16 +11,6 @@ namespace {
 
 using D = std::vector<double>;
 
-std::string import_error(const OnnxModel& m) {
-    try {
-        m.import();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "import succeeded";
-    return {};
-}
-
 // Add-6 with broadcast=1, axis=0: B (2) runs along A's axis 0.
 TEST(OnnxLegacy, AddOfOpset6BroadcastsBAtTheGivenAxis) {
     OnnxModel m(6);

@@ -14,16 +14,6 @@ namespace {
 namespace fs = std::filesystem;
 using V = std::vector<std::string>;
 
-std::string import_error(const OnnxModel& m) {
-    try {
-        m.import();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "import succeeded";
-    return {};
-}
-
 fs::path temp_dir(const std::string& name) {
     fs::path d = fs::temp_directory_path() / ("mgedump_onnx_" + name + "_" + std::to_string(::getpid()));
     fs::remove_all(d);

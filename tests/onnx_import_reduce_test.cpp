@@ -140,6 +140,20 @@ TEST(OnnxReduce, LogSoftmaxBeforeOpset13CoercesTo2D) {
     expect_near_all(evaluate_values(m.import(), {{"x", x}}), want);
 }
 
+TEST(OnnxReduce, SoftmaxBeforeOpset13NormalizesOverTheFlattenedTrailingAxes) {
+    // Softmax-11, axis 1 of [2, 2, 2]: like LogSoftmax-11, each batch's 4 values are one row.
+    OnnxModel m(11);
+    m.input("x", {2, 2, 2}).output("y");
+    m.node("Softmax", {"x"}, {"y"});
+    const ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), (V{"Reshape", "Softmax", "Reshape"}));
+    D want;
+    for (const D& row : {D{0, 1, 2, 3}, D{-1, -1, 5, 0}})
+        for (double v : log_softmax_of(row)) want.push_back(std::exp(v));
+    expect_near_all(evaluate_values(g, {{"x", {0, 1, 2, 3, -1, -1, 5, 0}}}), want);
+    expect_round_trip(g);
+}
+
 TEST(OnnxReduce, CumSumExclusiveAndReverse) {
     auto run = [](int64_t exclusive, int64_t reverse) {
         OnnxModel m(14);

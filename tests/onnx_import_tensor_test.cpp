@@ -15,16 +15,6 @@ namespace {
 
 using D = std::vector<double>;
 
-std::string import_error(const OnnxModel& m) {
-    try {
-        m.import();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "import succeeded";
-    return {};
-}
-
 TEST(OnnxTensor, ExpandIsABroadcastToTheNumpyShape) {
     OnnxModel m;
     m.input("x", {3, 1}).output("y");

@@ -145,6 +145,17 @@ class OnnxModel {
     onnx::ModelProto m_;
 };
 
+// The message of the error importing `m` gives (a test failure when it imports).
+inline std::string import_error(const OnnxModel& m) {
+    try {
+        m.import();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "import succeeded";
+    return {};
+}
+
 inline void set_attr(onnx::NodeProto& n, const std::string& name, int64_t v) {
     auto* a = n.add_attribute();
     a->set_name(name);

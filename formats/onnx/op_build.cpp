@@ -12,6 +12,21 @@ namespace mgedump::formats::onnx_import {
 
 using P = onnx::TensorProto;
 
+SoftmaxView softmax_view(Importer& c) {
+    const Value& x = c.input(0);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    if (rank == 0) c.fail("needs an input of rank ≥ 1");
+    SoftmaxView view{c.var(0), x.shape, normalize_axis(c.attr_int("axis", c.opset() >= 13 ? -1 : 1), rank, c, "axis")};
+    if (c.opset() < 13 && view.axis != rank - 1) {
+        int64_t outer = 1, inner = 1;
+        for (int64_t d = 0; d < rank; ++d) (d < view.axis ? outer : inner) *= x.shape[d];
+        view.shape = {outer, inner};
+        view.var = c.reshape(view.var, view.shape);
+        view.axis = 1;
+    }
+    return view;
+}
+
 ir::VarId elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs) {
     return c.emit("Elemwise", std::move(inputs), {{"mode", std::string(mode)}});
 }

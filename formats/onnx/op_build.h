@@ -30,6 +30,19 @@ ir::VarId reduce_axes(Importer& c, ir::VarId x, std::string_view mode, const std
 // the ONNX shape. MegEngine keeps at least one axis (a full reduction stays [1]).
 ir::VarId drop_axes(Importer& c, ir::VarId y, const std::vector<int64_t>& axes, Shape& shape);
 
+// Input 0 as the Softmax family (Softmax, LogSoftmax, Hardmax) normalizes it: its
+// `axis` attribute (default -1, before opset 13: 1) made non-negative, and before
+// opset 13 the input coerced to 2-D [d0·…·d(axis−1), d(axis)·…·d(rank−1)] with
+// axis 1 when the axis is not the last (those versions flatten from `axis` on).
+// `shape` is what the operator works on; reshape the result back to the input's
+// shape when they differ.
+struct SoftmaxView {
+    ir::VarId var;
+    Shape shape;
+    int64_t axis = 0;
+};
+SoftmaxView softmax_view(Importer& c);
+
 bool is_float_type(int32_t elem_type);
 bool is_integer_type(int32_t elem_type);  // signed or unsigned, not Bool
 // Fails unless input i has a float element type (FLOAT, FLOAT16, DOUBLE, BFLOAT16).

@@ -180,18 +180,10 @@ void hardmax(Importer& c) {
     c.check_attrs({"axis"});
     require_float(c, 0);
     const Value& x = c.input(0);
-    const int64_t rank = static_cast<int64_t>(x.shape.size());
-    if (rank == 0) c.fail("Hardmax needs an input of rank ≥ 1");
-    int64_t axis = normalize_axis(c.attr_int("axis", c.opset() >= 13 ? -1 : 1), rank, c, "axis");
-    ir::VarId v = c.var(0);
-    Shape work = x.shape;
-    if (c.opset() < 13 && axis != rank - 1) {
-        int64_t outer = 1, inner = 1;
-        for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= x.shape[d];
-        work = {outer, inner};
-        v = c.reshape(v, work);
-        axis = 1;
-    }
+    const SoftmaxView view = softmax_view(c);
+    const ir::VarId v = view.var;
+    const Shape& work = view.shape;
+    const int64_t axis = view.axis;
     const int64_t n = work[axis];
     ir::VarId arg = c.emit("Argmax", {v}, {int_param("axis", axis)});
     Shape iota_shape(work.size(), 1);

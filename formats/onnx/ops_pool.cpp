@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 
+#include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 #include "formats/onnx/window.h"
 
@@ -276,17 +277,18 @@ void reduce_mean(Importer& c) { reduce(c, "MEAN"); }
 void reduce_sum(Importer& c) { reduce(c, "SUM"); }
 void reduce_max(Importer& c) { reduce(c, "MAX"); }
 
-// Before opset 13 Softmax flattened the axes from `axis` on; that is the same as
-// a one-axis softmax only when `axis` is the last axis.
+// Before opset 13 Softmax normalizes over every axis from `axis` on: one Softmax
+// over axis 1 of the input seen as 2-D (softmax_view).
 void softmax(Importer& c) {
     c.check_attrs({"axis"});
     const Value& x = c.input(0);
-    const int64_t rank = static_cast<int64_t>(x.shape.size());
-    int64_t axis = normalize_axis(c.attr_int("axis", c.opset() >= 13 ? -1 : 1), rank, c, "axis");
-    if (c.opset() < 13 && axis != rank - 1)
-        c.fail(fmt::format("opset {} Softmax over axes {}.. (not only the last) is not supported", c.opset(),
-                           axis));
-    c.set_output_var(0, c.emit("Softmax", {c.var(0)}, {int_param("axis", axis)}), x.elem_type, x.shape);
+    const SoftmaxView view = softmax_view(c);
+    const ir::VarId v = view.var;
+    const Shape& work = view.shape;
+    const int64_t axis = view.axis;
+    ir::VarId y = c.emit("Softmax", {v}, {int_param("axis", axis)});
+    if (work != x.shape) y = c.reshape(y, x.shape);
+    c.set_output_var(0, y, x.elem_type, x.shape);
 }
 
 constexpr OpHandler kHandlers[] = {

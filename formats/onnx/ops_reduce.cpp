@@ -122,18 +122,10 @@ void log_softmax(Importer& c) {
     c.check_attrs({"axis"});
     require_float(c, 0);
     const Value& x = c.input(0);
-    const int64_t rank = static_cast<int64_t>(x.shape.size());
-    if (rank == 0) c.fail("needs an input of rank ≥ 1");
-    int64_t axis = normalize_axis(c.attr_int("axis", c.opset() >= 13 ? -1 : 1), rank, c, "axis");
-    ir::VarId v = c.var(0);
-    Shape work = x.shape;
-    if (c.opset() < 13 && axis != rank - 1) {
-        int64_t outer = 1, inner = 1;
-        for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= x.shape[d];
-        work = {outer, inner};
-        v = c.reshape(v, work);
-        axis = 1;
-    }
+    const SoftmaxView view = softmax_view(c);
+    const ir::VarId v = view.var;
+    const Shape& work = view.shape;
+    const int64_t axis = view.axis;
     ir::VarId shifted = elemwise(c, "SUB", {v, reduce_axes(c, v, "MAX", {axis})});
     ir::VarId log_sum = elemwise(c, "LOG", {reduce_axes(c, elemwise(c, "EXP", {shifted}), "SUM", {axis})});
     ir::VarId y = elemwise(c, "SUB", {shifted, log_sum});
