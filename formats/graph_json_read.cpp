@@ -186,6 +186,9 @@ private:
                 a = read_npy(p, have_dtype ? std::optional(t.dtype.type) : std::nullopt);
             } catch (const FormatError& err) {
                 fail(ctx, fmt::format("npy \"{}\": {}", rel, err.what()));
+            } catch (const LimitError& err) {
+                // Still a LimitError (the caller tells a limit from a mistake), now saying where in the JSON.
+                throw LimitError(fmt::format("{}: npy \"{}\": {}", ctx, rel, err.what()));
             }
             if (opt_.npy_files_read) opt_.npy_files_read->push_back(p);
             if (!have_dtype) t.dtype = ir::DType::of(a.dtype);

@@ -64,6 +64,22 @@ TEST_F(RunCommand, RandomInputsAreTheSameForTheSameSeed) {
     }
 }
 
+TEST_F(RunCommand, AModelPastTheWorkLimitIsRefusedAndWritesNothing) {
+    // Appendix C: the constant writes 3 elements, the ADD reads 6 and writes 3 (the
+    // fed input costs nothing): 12 estimated multiply-adds, past a limit of 10, at the ADD.
+    const std::string graph = write("g.json", kAppendixCGraph);
+    CliRun r = run_cli("run " + graph + " -o " + (dir / "out").string() + " --random-inputs 1 --max-eval-work 10");
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("(Elemwise): evaluating it would pass the evaluator's work limit (12 estimated "
+                         "multiply-adds so far with its 9, the limit is 10)"),
+              std::string::npos)
+        << r.out;
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    EXPECT_EQ(run_cli("run " + graph + " -q -o " + (dir / "out").string() + " --random-inputs 1 --max-eval-work 12")
+                  .status,
+              0);
+}
+
 TEST_F(RunCommand, AMissingInputIsAUsageErrorAndWritesNothing) {
     const std::string graph = write("g.json", kAppendixCGraph);
     CliRun r = run_cli("run " + graph + " -o " + (dir / "out").string());

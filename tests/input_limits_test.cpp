@@ -73,21 +73,33 @@ TEST(GraphJsonLimits, AShapeWhoseElementCountWouldWrapIsRefused) {
         << what;
 }
 
+// A .npy header of 2^63 Float32 elements (2^68 bits) and no payload, at a fresh path.
+fs::path write_npy_of_wrapping_shape(const std::string& tag) {
+    const fs::path p = fs::temp_directory_path() / ("mgedump-limits-" + tag + std::to_string(::getpid()) + ".npy");
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483648, 2147483648, 2), }";
+    dict.append(63 - (10 + dict.size()) % 64, ' ');
+    dict += '\n';
+    std::ofstream out(p, std::ios::binary);
+    out << "\x93NUMPY" << char(1) << char(0) << char(dict.size() & 0xff) << char(dict.size() >> 8) << dict;
+    return p;
+}
+
 TEST(NpyLimits, AShapeWhoseByteSizeWouldWrapIsRefused) {
-    // 2^63 Float32 elements are 2^68 bits: the size check used to compute 0 bytes
-    // and accept the file with no payload at all.
-    const fs::path p = fs::temp_directory_path() / ("mgedump-limits-" + std::to_string(::getpid()) + ".npy");
-    {
-        std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483648, 2147483648, 2), }";
-        dict.append(63 - (10 + dict.size()) % 64, ' ');
-        dict += '\n';
-        std::ofstream out(p, std::ios::binary);
-        out << "\x93NUMPY" << char(1) << char(0) << char(dict.size() & 0xff) << char(dict.size() >> 8) << dict;
-    }
+    // The size check used to compute 0 bytes and accept the file with no payload at all.
+    const fs::path p = write_npy_of_wrapping_shape("read");
     const std::string what = limit_error_of([&] { (void)formats::read_npy(p); });
     fs::remove(p);
     EXPECT_NE(what.find("shape [2147483648, 2147483648, 2] holds more than 2^48 elements"), std::string::npos)
         << what;
+}
+
+TEST(GraphJsonLimits, AnNpyPastTheLimitsIsALimitErrorThatSaysWhereInTheJson) {
+    const fs::path p = write_npy_of_wrapping_shape("json");
+    const std::string doc = graph_with_constant(R"({"name": "w", "npy": ")" + p.string() + R"("})");
+    const std::string what = limit_error_of([&] { (void)formats::parse_graph_json(doc); });
+    fs::remove(p);
+    EXPECT_NE(what.find("graph.json: constants[0] (\"w\"): npy \"" + p.string() + "\": "), std::string::npos) << what;
+    EXPECT_NE(what.find("holds more than 2^48 elements"), std::string::npos) << what;
 }
 
 TEST(StripInfoLimits, AppendingToADeeplyNestedFileIsALimitErrorNotAStackOverflow) {

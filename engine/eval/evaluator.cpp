@@ -58,6 +58,30 @@ Tensor host_input(const ir::Graph& g, ir::OprId o, const ir::InferState& state, 
     return feed;
 }
 
+// Adds operator `c`'s estimated work to `spent`; refuses the evaluation when the
+// sum passes options.max_work, before the operator runs.
+uint64_t charge_work(const ir::InferContext& c, const ir::InferState& state, const EvalOptions& options,
+                     uint64_t spent) {
+    const uint64_t work = estimate_work(c, state);
+    const uint64_t total = work > UINT64_MAX - spent ? UINT64_MAX : spent + work;
+    if (total > options.max_work)
+        throw LimitError(fmt::format("{}: evaluating it would pass the evaluator's work limit ({} estimated "
+                                     "multiply-adds so far with its {}, the limit is {})",
+                                     ir::describe_opr(c.graph(), c.opr()), total, work, options.max_work));
+    return total;
+}
+
+void check_value_bytes(const ir::Graph& g, ir::OprId o, ir::VarId v, const ir::InferState& state,
+                       const EvalOptions& options) {
+    const uint64_t bytes = ir::dtype_storage_bytes(state.dtypes[v.value].type, state.shapes[v.value].elements());
+    if (bytes > options.max_value_bytes)
+        throw LimitError(fmt::format("{}: output {} {} {} is {} bytes, more than the evaluator's limit of {} "
+                                     "bytes for one value",
+                                     ir::describe_opr(g, o), ir::describe_var(g, v),
+                                     ir::dtype_string(state.dtypes[v.value]), ir::shape_string(state.shapes[v.value]),
+                                     bytes, options.max_value_bytes));
+}
+
 void check_feed_names(const ir::Graph& g, const Feeds& feeds) {
     std::vector<GraphInput> inputs = graph_inputs(g);
     for (const auto& feed : feeds) {
@@ -89,12 +113,17 @@ std::vector<EvalOutput> run(const ir::Graph& g, const Feeds& feeds, const EvalOp
     std::vector<Tensor> values(g.vars.size());
     std::vector<const Tensor*> inputs;
     std::vector<Tensor> outputs;
+    uint64_t work = 0;
 
     for (ir::OprId o : order) {
         ir::infer_operator(g, o, state);
         const ir::Range outs = g.oprs.outputs[o.value];
         if (is_host_input(g, o)) {
             values[outs.begin] = host_input(g, o, state, feeds);
+            // MegEngine's Host2DeviceCopy infers its value from the host tensor
+            // (HostIONodeBase::init_output_static_infer_desc): a Broadcast or
+            // Reshape straight to a fed shape finds it.
+            record_value(state, ir::VarId(outs.begin), values[outs.begin]);
             continue;
         }
         const Kernel kernel = find_kernel(g.oprs.type[o.value]);
@@ -107,13 +136,17 @@ std::vector<EvalOutput> run(const ir::Graph& g, const Feeds& feeds, const EvalOp
                 throw EvalError(fmt::format("{}: input {} has no value", ir::describe_opr(g, o), ir::describe_var(g, v)));
             inputs.push_back(&values[v.value]);
         }
+        ir::InferContext params(g, o, state);
+        work = charge_work(params, state, options, work);
         outputs.assign(outs.count, Tensor());
         for (uint32_t k = 0; k < outs.count; ++k) {
             const uint32_t v = outs.begin + k;
             if (g.vars.flags[v] & ir::kVarVolatile) continue;
-            if (state.shapes[v].known() && state.dtypes[v].valid) outputs[k] = Tensor(state.dtypes[v], state.shapes[v]);
+            if (state.shapes[v].known() && state.dtypes[v].valid) {
+                check_value_bytes(g, o, ir::VarId(v), state, options);
+                outputs[k] = Tensor(state.dtypes[v], state.shapes[v]);
+            }
         }
-        ir::InferContext params(g, o, state);
         KernelContext ctx(params, inputs, outputs, options);
         kernel(ctx);
         for (uint32_t k = 0; k < outs.count; ++k) {

@@ -15,6 +15,7 @@
 
 #include "engine/eval/kernel.h"
 #include "engine/eval/tensor.h"
+#include "engine/eval/work_budget.h"
 #include "ir/graph.h"
 
 namespace mgedump::engine::eval {
@@ -22,6 +23,12 @@ namespace mgedump::engine::eval {
 struct EvalOptions {
     // Threads the parallel kernels may use (oneTBB arena); 0 = every core.
     int threads = 0;
+    // Bounds on hostile models (engine/eval/work_budget.h): the estimated
+    // multiply-adds of the whole evaluation and the bytes of any one value. An
+    // evaluation that would pass either is refused with a LimitError before the
+    // operator that would cross it runs.
+    uint64_t max_work = kDefaultMaxEvalWork;
+    uint64_t max_value_bytes = kDefaultMaxEvalValueBytes;
 };
 
 // A graph input: a Host2DeviceCopy reached from the outputs, named by its tensor.
@@ -46,7 +53,8 @@ struct EvalOutput {
 // Executes `g` on `feeds` and returns its outputs in g.outputs order. Throws
 // EvalError for a missing or unknown feed, a feed of the wrong dtype or shape,
 // an operator without a kernel or with params its kernel does not implement;
-// GraphError when the graph breaks an inference rule.
+// GraphError when the graph breaks an inference rule; LimitError past
+// options.max_work or options.max_value_bytes.
 std::vector<EvalOutput> evaluate(const ir::Graph& g, const Feeds& feeds, const EvalOptions& options = {});
 
 // Deterministic inputs for every graph input: floats uniform in [-1, 1)

@@ -29,6 +29,7 @@ struct RunCommand {
     std::vector<std::string> inputs;  // NAME=FILE.npy
     std::optional<uint64_t> random_seed;
     int threads = 0;
+    uint64_t max_work = engine::eval::kDefaultMaxEvalWork;
     bool quiet = false;
 };
 
@@ -78,7 +79,7 @@ void run_run(const RunCommand& c) {
         const ir::Graph g = read_any_model(c.model);
         const engine::eval::Feeds feeds = feeds_for(c, g);
         const std::vector<engine::eval::EvalOutput> outputs =
-            engine::eval::evaluate(g, feeds, engine::eval::EvalOptions{.threads = c.threads});
+            engine::eval::evaluate(g, feeds, engine::eval::EvalOptions{.threads = c.threads, .max_work = c.max_work});
 
         // Files are decided before any is written: two outputs that would share a
         // file are an error, unless they are the same var.
@@ -126,6 +127,10 @@ void register_run(CLI::App& app) {
                     "SEED: deterministic random values for every input not given by --input");
     cmd->add_option("--threads", state->threads, "threads for the parallel kernels (default: every core)")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--max-eval-work", state->max_work,
+                    "N: refuse a model whose evaluation would take more than N estimated multiply-adds "
+                    "(default 2^42, a hostile model's guard)")
+        ->check(CLI::PositiveNumber);
     cmd->add_flag("-q,--quiet", state->quiet, "print nothing but errors");
     cmd->callback([state] { run_run(*state); });
 }

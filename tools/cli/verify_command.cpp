@@ -44,6 +44,7 @@ struct VerifyCommand {
     bool numeric = false;
     uint64_t seed = 0;
     int threads = 0;
+    uint64_t max_work = engine::eval::kDefaultMaxEvalWork;
     std::string against;  // an ONNX model
     std::string data;     // its test data set(s)
 };
@@ -113,7 +114,7 @@ int verify_file(const std::string& path, bool quiet) {
 // and a line per case and output with its err against the AssertEqual's maxerr.
 int verify_testcase_file(const std::string& path, const formats::TestcaseFile& f, const VerifyCommand& c) {
     const engine::testcase::TestcaseReport r =
-        engine::testcase::check_testcases(f, engine::eval::EvalOptions{.threads = c.threads});
+        engine::testcase::check_testcases(f, engine::eval::EvalOptions{.threads = c.threads, .max_work = c.max_work});
     const bool ok = r.ok();
     if (ok && c.quiet) return 0;
     std::cout << fmt::format("{} {}: test-case file, {} test case(s) of [{}], {}\n", ok ? "OK  " : "FAIL", path,
@@ -143,7 +144,7 @@ int verify_numeric_file(const std::string& path, const VerifyCommand& c) {
         }
         const ir::Graph g = read_any_model(path);
         const engine::eval::NumericReport r =
-            engine::eval::verify_numeric(g, c.seed, engine::eval::EvalOptions{.threads = c.threads});
+            engine::eval::verify_numeric(g, c.seed, engine::eval::EvalOptions{.threads = c.threads, .max_work = c.max_work});
         const bool ok = r.ok();
         if (!ok || !c.quiet) {
             std::cout << fmt::format("{} {}: numeric, inputs from seed {}, float tolerance {:g} of the largest |output|\n",
@@ -185,7 +186,7 @@ int verify_against_file(const std::string& path, const VerifyCommand& c) {
         std::string lines;
         for (const auto& set : sets) {
             const auto outputs = engine::eval::evaluate(g, engine::eval::onnx_feeds(g, set, names),
-                                                        engine::eval::EvalOptions{.threads = c.threads});
+                                                        engine::eval::EvalOptions{.threads = c.threads, .max_work = c.max_work});
             if (outputs.size() != set.outputs.size())
                 throw Error(fmt::format("{}: {} expected outputs, the model has {}", set.dir.string(),
                                         set.outputs.size(), outputs.size()));
@@ -242,6 +243,10 @@ void register_verify(CLI::App& app) {
                                            "test_data_set_* folders");
     cmd->add_option("--threads", state->threads, "threads for the evaluator's parallel kernels (default: every core)")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--max-eval-work", state->max_work,
+                    "N: refuse a model whose evaluation would take more than N estimated multiply-adds "
+                    "(default 2^42, a hostile model's guard)")
+        ->check(CLI::PositiveNumber);
     cmd->callback([state] { run_verify(*state); });
 }
 
