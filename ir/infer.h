@@ -35,7 +35,12 @@ struct Shape {
     uint64_t elements() const;
     uint32_t operator[](size_t i) const { return dim[i]; }
     uint32_t& operator[](size_t i) { return dim[i]; }
-    bool operator==(const Shape& o) const;
+    bool operator==(const Shape& o) const {
+        if (ndim != o.ndim) return false;
+        for (uint32_t i = 0; i < ndim; ++i)
+            if (dim[i] != o.dim[i]) return false;
+        return true;
+    }
     // Throws GraphError when `dims` has more than kMaxNdim entries.
     static Shape of(std::span<const uint32_t> dims);
     static Shape of(std::initializer_list<uint32_t> dims) { return of(std::span<const uint32_t>(dims.begin(), dims.size())); }
@@ -53,7 +58,8 @@ struct StaticValue {
 inline constexpr uint64_t kMaxStaticValueElements = 4096;
 
 // What inference found, by VarId: dtype (invalid = not inferred), shape (ndim 0 =
-// not known) and value (null = not known). Rules read their inputs from here,
+// not known) and value (null = not known, or a constant's not read yet: see
+// InferContext::value). Rules read their inputs from here,
 // falling back to the graph's own record (an input's tensor, a file's
 // MiddleTensor shape) where inference knows nothing.
 struct InferState {
@@ -76,6 +82,8 @@ struct InferState {
     // The same for one var, when the state knows nothing of it yet (a pass that
     // infers only the operators it added reads the rest from the graph).
     void adopt_var(const Graph& g, VarId v);
+    // The value inference computed for `v`, or null; a constant's value is
+    // decoded only once a rule reads it (InferContext::value), so may be null here.
     const StaticValue* value(VarId v) const {
         return v.value < values.size() ? values[v.value].get() : nullptr;
     }

@@ -3,6 +3,7 @@
 #include "ir/describe.h"
 #include "ir/error.h"
 #include "ir/infer/shape_util.h"
+#include "ir/infer/values.h"
 
 namespace mgedump::ir {
 
@@ -82,6 +83,12 @@ std::string_view InferContext::enum_field(std::string_view name, size_t table) c
     const EnumMember* m = find_enum_member(*t.fields[idx].enum_type, static_cast<uint32_t>(value));
     if (!m) fail("param {}.{} = {} is not a {} member", t.name, name, value, t.fields[idx].enum_type->name);
     return m->name;
+}
+
+const StaticValue* InferContext::value(size_t i) const {
+    std::shared_ptr<const StaticValue>& slot = state_.values[inputs_[i].value];
+    if (!slot) slot = constant_value(g_, inputs_[i]);
+    return slot.get();
 }
 
 DType InferContext::config_dtype() const { return g_.oprs.output_dtype[o_.value]; }

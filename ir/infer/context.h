@@ -33,7 +33,8 @@ public:
     // Read from the state, which holds every var's (inferred, or the graph's record).
     DType dtype(size_t i) const { return state_.dtypes[inputs_[i].value]; }  // invalid = not known
     const Shape& shape(size_t i) const { return state_.shapes[inputs_[i].value]; }  // ndim 0 = not known
-    const StaticValue* value(size_t i) const { return state_.values[inputs_[i].value].get(); }
+    // Known value of input i, or null; a constant's is decoded here on first use (constant_value).
+    const StaticValue* value(size_t i) const;
     // "input 1 'w' Float32 [16,4,3,3]"
     std::string describe_input(size_t i) const;
 

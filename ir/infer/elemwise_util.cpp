@@ -64,8 +64,12 @@ bool is_scalar(const Shape& s) { return s.ndim == 1 && s.dim[0] == 1; }
 }  // namespace
 
 std::optional<Shape> elemwise_shape(std::span<const Shape> shapes) {
-    for (const Shape& s : shapes)
+    bool all_equal = true;
+    for (const Shape& s : shapes) {
         if (!s.known()) return Shape{};
+        all_equal = all_equal && s == shapes[0];
+    }
+    if (all_equal) return shapes.empty() ? Shape{} : shapes[0];  // the common case, nothing to broadcast
     Shape dst;
     for (const Shape& cur : shapes) {
         if (!dst.known() || is_scalar(dst)) {

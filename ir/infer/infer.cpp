@@ -2,6 +2,7 @@
 // lists, and the walks that apply it to an operator or a whole graph.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "ir/error.h"
@@ -64,11 +65,8 @@ void InferState::adopt_var(const Graph& g, VarId var) {
     dtypes[v] = g.vars.dtype[v];
     shapes[v] = Shape::of(g.var_shape(var));
     // A constant's value is known however the graph was made (a loaded graph that
-    // a builder goes on with, e.g. in Python).
-    static const OpTypeId immutable = find_op("ImmutableTensor");
-    const OprId owner = g.vars.owner[v];
-    if (values[v] || g.oprs.type[owner.value] != immutable || g.oprs.tensors[owner.value].count != 1) return;
-    values[v] = tensor_value(g, TensorId(g.oprs.tensors[owner.value].begin));
+    // a builder goes on with, e.g. in Python): InferContext::value decodes it when
+    // a rule first reads it.
 }
 
 DType InferState::dtype(const Graph& g, VarId v) const {
@@ -93,8 +91,18 @@ void infer_operator(const Graph& g, OprId o, InferState& state) {
 }
 
 InferState infer_graph(const Graph& g, std::span<const OprId> order) {
+    // Only vars no operator of `order` produces start from the graph's record: a
+    // rule sets its outputs whole, so adopting every var first (a tenth of the
+    // walk) was overwritten for all the others.
     InferState state;
-    state.adopt(g);
+    state.resize(g.vars.size());
+    std::vector<uint8_t> produced(g.vars.size(), 0);
+    for (OprId o : order) {
+        const Range outs = g.oprs.outputs[o.value];
+        std::fill_n(produced.begin() + outs.begin, outs.count, uint8_t{1});
+    }
+    for (uint32_t v = 0; v < g.vars.size(); ++v)
+        if (!produced[v]) state.adopt_var(g, VarId(v));
     for (OprId o : order) infer_operator(g, o, state);
     return state;
 }

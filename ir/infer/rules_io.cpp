@@ -9,7 +9,7 @@
 namespace mgedump::ir {
 namespace {
 
-void tensor_outputs(InferContext& ctx, bool value_is_static) {
+void tensor_outputs(InferContext& ctx) {
     const Graph& g = ctx.graph();
     if (ctx.nr_tensors() != ctx.nr_outputs())
         ctx.fail("has {} tensors for {} outputs", ctx.nr_tensors(), ctx.nr_outputs());
@@ -17,12 +17,14 @@ void tensor_outputs(InferContext& ctx, bool value_is_static) {
         const TensorId t = ctx.tensor(k);
         const DType dtype = g.tensors.dtype[t.value];
         const Shape shape = Shape::of(g.tensor_shape(t));
-        ctx.set_output(k, dtype, shape, value_is_static ? tensor_value(g, t) : nullptr);
+        ctx.set_output(k, dtype, shape);
     }
 }
 
-void immutable_tensor(InferContext& ctx) { tensor_outputs(ctx, true); }
-void device_tensor(InferContext& ctx) { tensor_outputs(ctx, false); }
+// The value is known statically, but decoded only when a rule reads it
+// (InferContext::value, constant_value).
+void immutable_tensor(InferContext& ctx) { tensor_outputs(ctx); }
+void device_tensor(InferContext& ctx) { tensor_outputs(ctx); }
 
 // A custom operator's outputs are defined by its own library, which mgedump
 // does not load: they stay unknown (dtype and shape), as the file has them.

@@ -12,13 +12,6 @@ uint64_t Shape::elements() const {
     return n;
 }
 
-bool Shape::operator==(const Shape& o) const {
-    if (ndim != o.ndim) return false;
-    for (uint32_t i = 0; i < ndim; ++i)
-        if (dim[i] != o.dim[i]) return false;
-    return true;
-}
-
 Shape Shape::of(std::span<const uint32_t> dims) {
     if (dims.size() > kMaxNdim)
         throw GraphError(fmt::format("shape [{}] has {} dims; MegEngine allows at most {}", fmt::join(dims, ","),

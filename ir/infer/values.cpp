@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "ir/op_registry.h"
+
 namespace mgedump::ir {
 namespace {
 
@@ -44,6 +46,16 @@ std::shared_ptr<const StaticValue> tensor_value(const Graph& g, TensorId t) {
     auto elems = decode_elements(g.tensors.dtype[t.value], g.blobs.bytes(blob), n);
     if (!elems) return nullptr;
     return std::make_shared<const StaticValue>(StaticValue{std::move(*elems)});
+}
+
+std::shared_ptr<const StaticValue> constant_value(const Graph& g, VarId v) {
+    static const OpTypeId immutable = find_op("ImmutableTensor");
+    const OprId owner = g.vars.owner[v.value];
+    if (g.oprs.type[owner.value] != immutable) return nullptr;
+    // Output k of an ImmutableTensor is its tensor k (rules_io.cpp tensor_outputs).
+    const uint32_t k = v.value - g.oprs.outputs[owner.value].begin;
+    if (k >= g.oprs.tensors[owner.value].count) return nullptr;
+    return tensor_value(g, TensorId(g.oprs.tensors[owner.value].begin + k));
 }
 
 bool value_tracked(DType dtype) { return dtype.valid && tracked_size(dtype.type) != 0; }

@@ -23,6 +23,13 @@ std::optional<std::vector<double>> decode_elements(DType dtype, Bytes bytes, uin
 // untracked dtype. (An ImmutableTensor's output, however the graph was made.)
 std::shared_ptr<const StaticValue> tensor_value(const Graph& g, TensorId t);
 
+// The value of var `v` when it is an ImmutableTensor's output (its tensor's
+// value, as above), else null. Rules ask for it through InferContext::value,
+// which decodes it on first use: most constants are weights no rule reads, and
+// decoding each one into doubles up front cost a fifth of inferring an
+// operator-heavy graph.
+std::shared_ptr<const StaticValue> constant_value(const Graph& g, VarId v);
+
 // Whether values of this dtype are tracked at all.
 bool value_tracked(DType dtype);
 
