@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -76,6 +78,25 @@ TEST(FuzzRegressions, EverySavedCrashNowReturnsNormally) {
         }
     }
     RecordProperty("replayed", static_cast<int>(replayed));
+}
+
+// A grown fuzz corpus (tools/fuzz.sh's build-fuzz/corpus, one folder per target)
+// replayed through the code as built here, when MGEDUMP_FUZZ_CORPUS names it:
+// every input a fuzzing run kept, checked against the current code without
+// rebuilding the sanitizer tree. Not part of the default suite (the corpora are
+// local), so it skips without the variable.
+TEST(FuzzRegressions, AGrownCorpusReplaysWithoutAFailure) {
+    const char* dir = std::getenv("MGEDUMP_FUZZ_CORPUS");
+    if (!dir) GTEST_SKIP() << "set MGEDUMP_FUZZ_CORPUS to a folder of <target>/ corpora";
+    size_t replayed = 0;
+    for (const auto& [name, run] : targets()) {
+        for (const fs::path& p : files_in(fs::path(dir) / name)) {
+            EXPECT_EQ(failure_of(run, read_file(p)), "") << p;
+            ++replayed;
+        }
+    }
+    EXPECT_GT(replayed, 0u) << "no corpus files under " << dir;
+    std::printf("replayed %zu corpus files\n", replayed);
 }
 
 // A fuzzer's first inputs: every target copes with nothing and with one byte.

@@ -14,7 +14,8 @@
 #   fuzz_strip_info  --append-json's input    seeds: strip-info files the CLI writes for the examples
 #   fuzz_testcase    mgbtest0 test-case files seeds: test-case files the CLI writes for the examples
 #
-# Build dir build-fuzz/ (JOBS, default 1: the machine is shared); corpora grow in
+# Build dir build-fuzz/ (JOBS build jobs, default 1: the machine is shared; PARALLEL
+# targets fuzzed at once, default 1); corpora grow in
 # build-fuzz/corpus/<target>/ from run to run; crashes, leaks, timeouts and OOMs go
 # to build-fuzz/crashes/<target>/, the full log to build-fuzz/logs/<target>.log.
 # Reproduce one with build-fuzz/<target> FILE; minimise it with
@@ -36,9 +37,12 @@ for t in "$@"; do
 done
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
 
-cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-  -DMGEDUMP_FUZZ=ON -DMGEDUMP_SANITIZE=ON -DMGEDUMP_WERROR=ON -DMGEDUMP_BUILD_TESTS=OFF -DMGEDUMP_BUILD_BENCH=OFF >/dev/null
-cmake --build "$BUILD" -j"$JOBS" --target "${TARGETS[@]}" mgedump
+# NO_BUILD=1 fuzzes the targets as last built (the tree may be mid-edit).
+if [ "${NO_BUILD:-0}" != 1 ]; then
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DMGEDUMP_FUZZ=ON -DMGEDUMP_SANITIZE=ON -DMGEDUMP_WERROR=ON -DMGEDUMP_BUILD_TESTS=OFF -DMGEDUMP_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$BUILD" -j"$JOBS" --target "${TARGETS[@]}" mgedump
+fi
 
 export ASAN_OPTIONS=detect_leaks=0  # the CLI's exit paths are not what is being fuzzed
 MGEDUMP=$BUILD/mgedump
@@ -146,18 +150,29 @@ json_dict "${MANIFEST_WORDS[@]}" > "$DICT_DIR/fuzz_manifest.dict"
 json_dict "${STRIP_WORDS[@]}" > "$DICT_DIR/fuzz_strip_info.dict"
 printf '"\\x93NUMPY"\n"descr"\n"fortran_order"\n"shape"\n"True"\n"False"\n"<f4"\n"|u1"\n"<i4"\n">f4"\n"<f8"\n"|b1"\n"<c8"\n' > "$DICT_DIR/fuzz_npy.dict"
 
-for target in "${TARGETS[@]}"; do
-  corpus=$BUILD/corpus/$target
-  crashes=$BUILD/crashes/$target
-  log=$BUILD/logs/$target.log
-  mkdir -p "$corpus" "$crashes"
-  seed_target "$target" "$corpus"
-  dict=()
+# Seeds every corpus first (seeding writes the shared $SEEDS), then runs up to
+# PARALLEL targets at once (default 1), each for SECONDS_PER_TARGET.
+run_target() {  # run_target TARGET
+  local target=$1 corpus=$BUILD/corpus/$1 crashes=$BUILD/crashes/$1 log=$BUILD/logs/$1.log dict=()
   [ -f "$DICT_DIR/$target.dict" ] && dict=(-dict="$DICT_DIR/$target.dict")
-  echo "== $target: $(ls "$corpus" | wc -l) corpus files, ${SECONDS_PER_TARGET}s (log: $log)"
   # A run that finds a crash stops there (exit status non-zero): report it and go on.
   "$BUILD/$target" "$corpus" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 \
     -rss_limit_mb=4096 -malloc_limit_mb=2048 -timeout=10 -artifact_prefix="$crashes/" -print_final_stats=1 \
     >"$log" 2>&1 || echo "   $target stopped early: see $log and $crashes/"
+  echo "== $target done:"
   grep -E '^(#[0-9]+[[:space:]]+DONE|stat::|==[0-9]+==ERROR|SUMMARY)' "$log" | tail -n 12 || true
+}
+
+for target in "${TARGETS[@]}"; do
+  mkdir -p "$BUILD/corpus/$target" "$BUILD/crashes/$target"
+  seed_target "$target" "$BUILD/corpus/$target"
+  echo "== $target: $(ls "$BUILD/corpus/$target" | wc -l) corpus files, ${SECONDS_PER_TARGET}s (log: $BUILD/logs/$target.log)"
 done
+PARALLEL=${PARALLEL:-1}
+running=0
+for target in "${TARGETS[@]}"; do
+  if [ "$running" -ge "$PARALLEL" ]; then wait -n || true; running=$((running - 1)); fi
+  run_target "$target" &
+  running=$((running + 1))
+done
+wait

@@ -124,7 +124,9 @@ void reduce(InferContext& ctx) {
 
     // Reduce::init_output_static_infer_desc registers value inference.
     const StaticValue* v = ctx.value(0);
-    if (v && is.known() && os.known() && out.valid && value_tracked(out) && v->elems.size() == is.elements()) {
+    // The output's size is checked too: an empty input reduces to a target of any size.
+    if (v && is.known() && os.known() && out.valid && value_tracked(out) && v->elems.size() == is.elements() &&
+        os.elements() <= kMaxStaticValueElements) {
         Shape full = os;  // the target in the input's ndim
         if (os.ndim == 1 && os[0] == 1) {
             full = is;

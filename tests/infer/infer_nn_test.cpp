@@ -80,6 +80,17 @@ TEST(InferNn, ReduceInfersSmallValues) {
     EXPECT_EQ(b.inferred().value(all)->elems, (std::vector<double>{6}));
 }
 
+TEST(InferNn, ReduceOfAnEmptyValueToALargeTargetKnowsTheShapeNotTheValue) {
+    // An empty [0,65536,65536] constant reduced to [1,65536,65536]: 2^32 output
+    // elements, far past the tracked values' size. Found by fuzz_read_v1, which
+    // timed out allocating and filling them.
+    GraphBuilder b;
+    VarId c = b.constant(I32, {0, 65536, 65536}, {});
+    VarId s = b.op("Reduce", {c, b.constant<int32_t>({3}, {1, 65536, 65536})}, {{"mode", "SUM"}});
+    EXPECT_EQ(shape_of(b, s), (std::vector<uint32_t>{1, 65536, 65536}));
+    EXPECT_FALSE(has_value(b, s));
+}
+
 // ------------------------------------------------------------------ Softmax
 
 TEST(InferNn, Softmax) {
