@@ -26,7 +26,7 @@ const std::unordered_map<std::string_view, Handler>& handler_index() {
         for (auto table : {elementwise_handlers(), conv_handlers(), linear_handlers(), pool_handlers(),
                            shape_handlers(), index_handlers(), resize_handlers(),
                            math_handlers(), compare_handlers(), reduce_handlers(), norm_handlers(),
-                           tensor_handlers(), gather_handlers()})
+                           tensor_handlers(), gather_handlers(), loss_handlers()})
             for (const OpHandler& h : table) m.emplace(h.op_type, h.convert);
         return m;
     }();
@@ -102,10 +102,19 @@ Value& Importer::lookup(const std::string& name) {
     return it->second;
 }
 
-const Value& Importer::input(size_t i) const {
+const Value& Importer::runtime_input(size_t i) const {
     if (!has_input(i)) fail(fmt::format("input #{} is missing", i));
     if (auto it = input_overrides_.find(i); it != input_overrides_.end()) return it->second;
     return const_cast<Importer*>(this)->lookup(node_->input(static_cast<int>(i)));
+}
+
+const Value& Importer::input(size_t i) const {
+    const Value& v = runtime_input(i);
+    if (v.runtime_shape)
+        fail(fmt::format("input #{} ('{}') has a shape known only at run time (it depends on values fed at run "
+                         "time); this operator's mapping needs the shape at import time",
+                         i, node_->input(static_cast<int>(i))));
+    return v;
 }
 
 ir::VarId Importer::var(size_t i) {

@@ -38,6 +38,11 @@ struct Value {
     ir::Bytes bytes;
     std::shared_ptr<const void> keepalive;
     std::string param_name;  // set for initializers: the SharedDeviceTensor name
+    // The dims depend on values known only at run time (a Reshape to a graph
+    // input's values; formats/onnx/runtime_values.h): `shape` holds the rank with
+    // every dim -1. Importer::input refuses such a value; the handlers that can
+    // take it read it with Importer::runtime_input.
+    bool runtime_shape = false;
 };
 
 int64_t element_count(const Shape& s);
@@ -52,9 +57,10 @@ class Importer {
     [[noreturn]] void fail(std::string_view what) const;
     size_t input_count() const;          // declared inputs, including empty (omitted) ones
     bool has_input(size_t i) const;      // declared and not omitted
-    const Value& input(size_t i) const;  // fails when omitted
+    const Value& input(size_t i) const;  // fails when omitted or when its shape is a runtime one
+    const Value& runtime_input(size_t i) const;  // fails when omitted; may have a runtime shape
     ir::VarId var(size_t i);             // the input as a graph var (materializes constants)
-    bool is_const(size_t i) const { return has_input(i) && input(i).is_const; }
+    bool is_const(size_t i) const { return has_input(i) && runtime_input(i).is_const; }
     std::vector<int64_t> const_ints(size_t i, std::string_view what) const;
     std::vector<double> const_floats(size_t i, std::string_view what) const;
     size_t output_count() const;
@@ -172,6 +178,7 @@ std::span<const OpHandler> reduce_handlers();
 std::span<const OpHandler> norm_handlers();
 std::span<const OpHandler> tensor_handlers();
 std::span<const OpHandler> gather_handlers();
+std::span<const OpHandler> loss_handlers();
 
 // ONNX element type → MegEngine dtype of a graph var; INT64 becomes Int32 (MegEngine
 // has no 64-bit integers) and DOUBLE Float32.

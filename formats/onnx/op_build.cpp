@@ -27,6 +27,12 @@ SoftmaxView softmax_view(Importer& c) {
     return view;
 }
 
+ir::VarId log_softmax_over(Importer& c, ir::VarId v, int64_t axis) {
+    ir::VarId shifted = elemwise(c, "SUB", {v, reduce_axes(c, v, "MAX", {axis})});
+    ir::VarId log_sum = elemwise(c, "LOG", {reduce_axes(c, elemwise(c, "EXP", {shifted}), "SUM", {axis})});
+    return elemwise(c, "SUB", {shifted, log_sum});
+}
+
 ir::VarId elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs) {
     return c.emit("Elemwise", std::move(inputs), {{"mode", std::string(mode)}});
 }

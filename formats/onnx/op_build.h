@@ -42,6 +42,9 @@ struct SoftmaxView {
     int64_t axis = 0;
 };
 SoftmaxView softmax_view(Importer& c);
+// log(softmax(v)) over `axis`, as LogSoftmax maps it: (v − max) − LOG(Σ EXP(v − max))
+// with `Reduce` MAX and SUM kept over the axis (no log of a softmax that underflows to 0).
+ir::VarId log_softmax_over(Importer& c, ir::VarId v, int64_t axis);
 
 bool is_float_type(int32_t elem_type);
 bool is_integer_type(int32_t elem_type);  // signed or unsigned, not Bool

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <optional>
 
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -185,6 +186,7 @@ constexpr char kRelu[] = "RELU", kSigmoid[] = "SIGMOID", kTanh[] = "TANH", kExp[
 // opset < 11 gives the bounds as attributes, later opsets as optional inputs.
 void clip(Importer& c) {
     c.check_attrs({"min", "max"});
+    if (is_runtime_value(c, 1) || is_runtime_value(c, 2)) return clip_to_runtime_bounds(c);
     const Value& x = c.input(0);
     std::optional<double> lo, hi;
     if (c.has_attr("min")) lo = c.attr_float("min", 0);
@@ -259,10 +261,9 @@ void dropout(Importer& c) {
         if (!c.node().output(static_cast<int>(k)).empty()) c.set_output(k, c.input(0));
 }
 
-void cast(Importer& c) {
-    c.check_attrs({"to", "saturate"});
+// Input 0 as element type `to` (Cast's `to`, CastLike's input 1's type).
+void cast_to(Importer& c, int32_t to) {
     const Value& x = c.input(0);
-    const int32_t to = static_cast<int32_t>(c.attr_int("to", 0));
     if (to == x.elem_type) return c.set_output(0, x);
     if (x.is_const) {
         if (is_integer(to)) {
@@ -292,6 +293,17 @@ void cast(Importer& c) {
         return c.set_output(0, v);
     }
     c.set_output_var(0, c.emit("TypeCvt", {c.var(0)}, {{"dtype", ir::DType::of(dtype)}}), to, x.shape);
+}
+
+void cast(Importer& c) {
+    c.check_attrs({"to", "saturate"});
+    cast_to(c, static_cast<int32_t>(c.attr_int("to", 0)));
+}
+
+// CastLike (opset 15): Cast to input 1's element type; input 1's values are not read.
+void cast_like(Importer& c) {
+    c.check_attrs({"saturate"});
+    cast_to(c, c.input(1).elem_type);
 }
 
 // Integer constants (ONNX's LayerNormalization function negates its axis to get
@@ -328,6 +340,7 @@ constexpr OpHandler kHandlers[] = {
     {"Identity", identity},
     {"Dropout", dropout},
     {"Cast", cast},
+    {"CastLike", cast_like},
 };
 
 }  // namespace

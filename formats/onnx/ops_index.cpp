@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -50,6 +51,8 @@ void slice(Importer& c) {
     if (c.opset() < 10) {
         starts = c.attr_ints("starts"), ends = c.attr_ints("ends"), axes = c.attr_ints("axes");
     } else {
+        for (size_t i = 1; i < 5; ++i)
+            if (is_runtime_value(c, i)) return slice_with_runtime_bounds(c);
         starts = c.const_ints(1, "starts"), ends = c.const_ints(2, "ends");
         if (c.has_input(3)) axes = c.const_ints(3, "axes");
         if (c.has_input(4)) steps = c.const_ints(4, "steps");

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "formats/onnx/op_build.h"
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 #include "formats/onnx/window.h"
 
@@ -247,7 +248,7 @@ void reduce(Importer& c, const char* mode) {
     const Value& x = c.input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     std::vector<int64_t> axes = c.attr_ints("axes");
-    if (c.has_input(1)) axes = c.const_ints(1, "axes");
+    if (c.has_input(1)) axes = param_ints(c, 1, "axes", "Reduce takes its axis as a param");
     if (axes.empty()) {
         if (c.attr_int("noop_with_empty_axes", 0)) return c.set_output(0, x);
         for (int64_t a = 0; a < rank; ++a) axes.push_back(a);

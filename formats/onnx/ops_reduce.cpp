@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "formats/onnx/op_build.h"
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -30,7 +31,7 @@ struct Reduction {
 // noop_with_empty_axes) none: nullopt.
 std::optional<std::vector<int64_t>> reduced_axes(Importer& c, int64_t rank) {
     std::vector<int64_t> axes = c.attr_ints("axes");
-    if (c.has_input(1)) axes = c.const_ints(1, "axes");
+    if (c.has_input(1)) axes = param_ints(c, 1, "axes", "Reduce takes its axis as a param");
     if (axes.empty()) {
         if (c.attr_int("noop_with_empty_axes", 0)) return std::nullopt;
         for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
@@ -123,13 +124,8 @@ void log_softmax(Importer& c) {
     require_float(c, 0);
     const Value& x = c.input(0);
     const SoftmaxView view = softmax_view(c);
-    const ir::VarId v = view.var;
-    const Shape& work = view.shape;
-    const int64_t axis = view.axis;
-    ir::VarId shifted = elemwise(c, "SUB", {v, reduce_axes(c, v, "MAX", {axis})});
-    ir::VarId log_sum = elemwise(c, "LOG", {reduce_axes(c, elemwise(c, "EXP", {shifted}), "SUM", {axis})});
-    ir::VarId y = elemwise(c, "SUB", {shifted, log_sum});
-    if (work != x.shape) y = c.reshape(y, x.shape);
+    ir::VarId y = log_softmax_over(c, view.var, view.axis);
+    if (view.shape != x.shape) y = c.reshape(y, x.shape);
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
 
@@ -141,7 +137,7 @@ void cum_sum(Importer& c) {
         c.fail(fmt::format("CumSum of {} is not defined", onnx_elem_name(x.elem_type)));
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     if (rank == 0) c.fail("needs an input of rank ≥ 1");
-    auto a = c.const_ints(1, "axis");
+    auto a = param_ints(c, 1, "axis", "Cumsum takes its axis as a param");
     if (a.size() != 1) c.fail(fmt::format("axis must hold one value, holds {}", a.size()));
     const int64_t axis = normalize_axis(a[0], rank, c, "axis");
     const bool exclusive = c.attr_int("exclusive", 0) != 0, reverse = c.attr_int("reverse", 0) != 0;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -43,6 +44,7 @@ void flatten(Importer& c) {
 
 void reshape(Importer& c) {
     c.check_attrs({"allowzero"});
+    if (is_runtime_value(c, 1)) return reshape_to_runtime_shape(c);
     const Shape& in = c.input(0).shape;
     std::vector<int64_t> target = c.const_ints(1, "shape");
     const bool allow_zero = c.attr_int("allowzero", 0) != 0;
@@ -132,6 +134,7 @@ void split(Importer& c) {
     const int64_t axis =
         normalize_axis(c.attr_int("axis", 0), static_cast<int64_t>(x.shape.size()), c, "axis");
     std::vector<int64_t> sizes = c.attr_ints("split");
+    if (is_runtime_value(c, 1)) return split_to_runtime_sizes(c, axis);
     if (c.has_input(1)) sizes = c.const_ints(1, "split");
     const int64_t n = static_cast<int64_t>(c.output_count());
     if (sizes.empty()) {
@@ -158,7 +161,8 @@ void split(Importer& c) {
 
 std::vector<int64_t> axes_of(Importer& c) {
     std::vector<int64_t> axes = c.attr_ints("axes");
-    if (c.has_input(1)) axes = c.const_ints(1, "axes");
+    // The axes decide which axes the output has; AxisAddRemove names them in its param.
+    if (c.has_input(1)) axes = param_ints(c, 1, "axes", "AxisAddRemove takes the axes as a param");
     return axes;
 }
 
@@ -235,7 +239,7 @@ void pad(Importer& c) {
     const size_t rank = x.shape.size();
     if (rank > 7) c.fail("MegEngine's Padding handles at most 7 axes");
     std::vector<int64_t> pads = c.attr_ints("pads");
-    if (c.has_input(1)) pads = c.const_ints(1, "pads");
+    if (c.has_input(1)) pads = param_ints(c, 1, "pads", "Padding takes its offsets as a param");
     if (c.has_input(3)) c.fail("the axes input is not supported");
     if (pads.size() != 2 * rank)
         c.fail(fmt::format("pads has {} entries, expected {}", pads.size(), 2 * rank));

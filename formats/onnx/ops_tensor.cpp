@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "formats/onnx/op_build.h"
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -52,6 +54,7 @@ int64_t scalar_int(Importer& c, size_t i, std::string_view what) {
 
 void expand(Importer& c) {
     c.check_attrs({});
+    if (is_runtime_value(c, 1)) return expand_to_runtime_shape(c);
     const Value& x = c.input(0);
     const std::vector<int64_t> target = c.const_ints(1, "shape");
     auto out = broadcast_shapes(x.shape, target);
@@ -68,6 +71,7 @@ void expand(Importer& c) {
 // a time.
 void tile(Importer& c) {
     c.check_attrs({});
+    if (is_runtime_value(c, 1)) return tile_to_runtime_repeats(c);
     const Value& x = c.input(0);
     const std::vector<int64_t> repeats = c.const_ints(1, "repeats");
     if (repeats.size() != x.shape.size())
@@ -110,6 +114,7 @@ void tile(Importer& c) {
 
 void constant_of_shape(Importer& c) {
     c.check_attrs({"value"});
+    if (is_runtime_value(c, 0)) return constant_of_runtime_shape(c);
     const std::vector<int64_t> shape = c.const_ints(0, "shape");
     for (int64_t d : shape)
         if (d < 0) c.fail(fmt::format("shape [{}] has a negative dimension", fmt::join(shape, ",")));
@@ -134,6 +139,8 @@ std::shared_ptr<std::vector<std::byte>> bytes_of(const std::vector<T>& v) {
 // elements start + k·delta.
 void range(Importer& c) {
     c.check_attrs({});
+    for (size_t i = 0; i < 3; ++i)
+        if (is_runtime_value(c, i)) return range_of_runtime_values(c);
     const int32_t t = c.input(0).elem_type;
     const std::vector<double> start = c.const_floats(0, "start"), limit = c.const_floats(1, "limit"),
                               delta = c.const_floats(2, "delta");
@@ -188,24 +195,37 @@ void non_zero(Importer& c) {
 
 // MaskedFill(x, mask) with 0 where the triangle excludes an element (exact for
 // every value, NaN and infinities included). MaskedFill's mask covers x's leading
-// axes, so the matrix axes are moved to the front and back around it.
+// axes, so the matrix axes are moved to the front and back around it. A k known
+// only at run time compares the constant grid j − i with it: the mask is
+// LT(j − i, k) for the upper triangle, LT(k, j − i) for the lower.
 void trilu(Importer& c) {
     c.check_attrs({"upper"});
     const Value& x = c.input(0);
     const size_t r = x.shape.size();
     if (r < 2) c.fail(fmt::format("input must have rank >= 2, has {}", r));
-    const int64_t k = c.has_input(1) ? scalar_int(c, 1, "k") : 0;
+    const bool runtime_k = is_runtime_value(c, 1);
+    const int64_t k = c.has_input(1) && !runtime_k ? scalar_int(c, 1, "k") : 0;
     const bool upper = c.attr_int("upper", 1) != 0;
     const int64_t rows = x.shape[r - 2], cols = x.shape[r - 1];
     std::vector<std::byte> mask(static_cast<size_t>(rows * cols));
+    std::vector<int64_t> diagonal(static_cast<size_t>(rows * cols));
     bool any = false;
     for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < cols; ++j) {
             const bool keep = upper ? j - i >= k : j - i <= k;
             mask[static_cast<size_t>(i * cols + j)] = std::byte{keep ? uint8_t{0} : uint8_t{1}};
+            diagonal[static_cast<size_t>(i * cols + j)] = j - i;
             any = any || !keep;
         }
-    if (!any) return c.set_output(0, x);
+    if (!any && !runtime_k) return c.set_output(0, x);
+    ir::VarId drop;
+    if (runtime_k) {
+        operand_length(c, 1, "k", 1);
+        const ir::VarId kv = int32_var(c, 1, "k"), grid = int32_tensor(c, diagonal, {rows, cols});
+        drop = bool_elemwise(c, "LT", upper ? std::vector<ir::VarId>{grid, kv} : std::vector<ir::VarId>{kv, grid});
+    } else {
+        drop = c.const_var(ir::DTypeEnum::Bool, {rows, cols}, std::move(mask));
+    }
     std::vector<int32_t> front{static_cast<int32_t>(r - 2), static_cast<int32_t>(r - 1)}, back;
     for (size_t a = 0; a + 2 < r; ++a) front.push_back(static_cast<int32_t>(a));
     for (size_t a = 0; a + 2 < r; ++a) back.push_back(static_cast<int32_t>(a + 2));
@@ -213,20 +233,22 @@ void trilu(Importer& c) {
     back.push_back(1);
     ir::VarId y = c.var(0);
     if (r > 2) y = c.emit("Dimshuffle", {y}, {{"pattern", front}});
-    y = c.emit("MaskedFill", {y, c.const_var(ir::DTypeEnum::Bool, {rows, cols}, std::move(mask))},
-               {float_param("value", 0.0)});
+    y = c.emit("MaskedFill", {y, drop}, {float_param("value", 0.0)});
     if (r > 2) y = c.emit("Dimshuffle", {y}, {{"pattern", back}});
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
 
 // out = on where index == position along `axis` (a negative index counting from
 // depth), else off: m = EQ(index, 0..depth-1) (or EQ with −depth..−1), then
-// m·on + (1 − m)·off, each product exact (a value or 0).
+// m·on + (1 − m)·off, each product exact (a value or 0). A depth known only at
+// run time gives the positions as an exclusive Cumsum of depth ones (and the
+// output's axis is then known only at run time).
 void one_hot(Importer& c) {
     c.check_attrs({"axis"});
     const Value& ind = c.input(0);
     const Value& vals = c.input(2);
-    const int64_t depth = scalar_int(c, 1, "depth");
+    const bool runtime_depth = is_runtime_value(c, 1);
+    const int64_t depth = runtime_depth ? 1 : scalar_int(c, 1, "depth");
     if (depth < 1) c.fail(fmt::format("depth {} must be positive", depth));
     const int64_t rank = static_cast<int64_t>(ind.shape.size()) + 1;
     const int64_t axis = normalize_axis(c.attr_int("axis", -1), rank, c, "axis");
@@ -245,9 +267,16 @@ void one_hot(Importer& c) {
     index = c.reshape(index, ind_shape);
     // MegEngine's EQ keeps the Int32 type (0 or 1); an index equals at most one of
     // the two positions, so their sum is the hit.
+    ir::VarId positions = int32_tensor(c, pos, pos_shape), negatives = int32_tensor(c, neg, pos_shape);
+    if (runtime_depth) {
+        operand_length(c, 1, "depth", 1);
+        const ir::VarId d = int32_var(c, 1, "depth");
+        positions = c.emit("Reshape", {iota(c, d), c.const_i32(pos_shape)}, {int_param("axis", axis)});
+        negatives = int_op(c, "SUB", {positions, d});
+    }
     ir::VarId hit = c.emit("Elemwise",
-                           {c.emit("Elemwise", {index, int32_tensor(c, pos, pos_shape)}, {{"mode", "EQ"}}),
-                            c.emit("Elemwise", {index, int32_tensor(c, neg, pos_shape)}, {{"mode", "EQ"}})},
+                           {c.emit("Elemwise", {index, positions}, {{"mode", "EQ"}}),
+                            c.emit("Elemwise", {index, negatives}, {{"mode", "EQ"}})},
                            {{"mode", "ADD"}});
     ir::VarId miss = c.emit("Elemwise", {c.const_i32({1}), hit}, {{"mode", "SUB"}});
     const ir::DTypeEnum vt = onnx_var_dtype(vals.elem_type, c);
@@ -262,6 +291,7 @@ void one_hot(Importer& c) {
     ir::VarId y = c.emit("Elemwise", {c.emit("Elemwise", {as_values(hit), on}, {{"mode", "MUL"}}),
                                       c.emit("Elemwise", {as_values(miss), off}, {{"mode", "MUL"}})},
                          {{"mode", "ADD"}});
+    if (runtime_depth) return set_runtime_output(c, 0, y, vals.elem_type, out.size());
     c.set_output_var(0, y, vals.elem_type, out);
 }
 
@@ -276,8 +306,11 @@ void top_k(Importer& c) {
     const Value& x = c.input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     const int64_t axis = normalize_axis(c.attr_int("axis", -1), rank, c, "axis");
-    const int64_t k = c.opset() < 10 ? c.attr_int("k", 0) : scalar_int(c, 1, "K");
-    if (k < 1 || k > x.shape[axis])
+    // A K known only at run time is TopK's k var (negated for the largest), and
+    // the output's axis is then known only at run time too.
+    const bool runtime_k = c.opset() >= 10 && is_runtime_value(c, 1);
+    const int64_t k = c.opset() < 10 ? c.attr_int("k", 0) : runtime_k ? 0 : scalar_int(c, 1, "K");
+    if (!runtime_k && (k < 1 || k > x.shape[axis]))
         c.fail(fmt::format("K = {} is out of range for axis {} of size {}", k, axis, x.shape[axis]));
     const bool largest = c.attr_int("largest", 1) != 0;
     std::vector<int32_t> to_last, from_last(static_cast<size_t>(rank));
@@ -292,15 +325,27 @@ void top_k(Importer& c) {
     if (shuffle) y = c.emit("Dimshuffle", {y}, {{"pattern", to_last}});
     const int64_t rows = element_count(moved) / x.shape[axis];
     y = c.reshape(y, {rows, x.shape[axis]});
-    ir::OprId o = c.emit_opr("TopK", {y, c.const_i32({largest ? -k : k})}, {{"mode", "VALUE_IDX_SORTED"}}, 2);
+    ir::VarId kv = c.const_i32({largest ? -k : k});
+    if (runtime_k) {
+        operand_length(c, 1, "K", 1);
+        kv = int32_var(c, 1, "K");
+        if (largest) kv = int_op(c, "NEGATE", {kv});
+    }
+    ir::OprId o = c.emit_opr("TopK", {y, kv}, {{"mode", "VALUE_IDX_SORTED"}}, 2);
     Shape out = x.shape;
     out[axis] = k;
     Shape moved_out = moved;
-    moved_out.back() = k;
+    moved_out.back() = runtime_k ? 1 : k;
     for (uint32_t i = 0; i < 2; ++i) {
-        ir::VarId v = c.reshape(c.graph().output_var(o, i), moved_out);
+        // With a runtime K the last axis is Reshape's unspecified one.
+        ir::VarId v = c.graph().output_var(o, i);
+        v = runtime_k ? c.emit("Reshape", {v, c.const_i32(moved_out)}, {int_param("axis", rank - 1)})
+                      : c.reshape(v, moved_out);
         if (shuffle) v = c.emit("Dimshuffle", {v}, {{"pattern", from_last}});
-        c.set_output_var(i, v, i == 0 ? x.elem_type : P::INT64, out);
+        if (runtime_k)
+            set_runtime_output(c, i, v, i == 0 ? x.elem_type : P::INT64, out.size());
+        else
+            c.set_output_var(i, v, i == 0 ? x.elem_type : P::INT64, out);
     }
 }
 

@@ -45,6 +45,7 @@ const std::string kDoubleGarbage =
     "has no Float64 and the importer holds DOUBLE as Float32, where those overflow or flush to zero";
 const std::map<std::string, std::string> kKnownMismatches = {
     {"node/test_cast_FLOAT_to_BFLOAT16", kBfloat16Truncation},
+    {"node/test_castlike_FLOAT_to_BFLOAT16", kBfloat16Truncation},
     {"node/test_castlike_FLOAT_to_BFLOAT16_expanded", kBfloat16Truncation},
     {"pytorch-operator/test_operator_add_broadcast", kDoubleGarbage},
     {"pytorch-operator/test_operator_add_size1_right_broadcast", kDoubleGarbage},
@@ -55,7 +56,7 @@ const std::map<std::string, std::string> kKnownMismatches = {
 // A regression floor, measured on Debian's libonnx-testdata 1.12.0 (dpkg -l
 // libonnx-testdata): the importer converted this many of its models when the floor was
 // set. Converting fewer is a regression; raise it when the importer converts more.
-constexpr size_t kConvertedFloor = 652;
+constexpr size_t kConvertedFloor = 810;
 
 // Digits replaced by '#', so that one reason with different values is one class.
 std::string without_numbers(std::string_view s) {

@@ -1,0 +1,77 @@
+#include "formats/onnx/runtime_values.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include "formats/onnx/values.h"
+
+namespace mgedump::formats::onnx_import {
+
+bool is_runtime_value(const Importer& c, size_t i) { return c.has_input(i) && !c.is_const(i); }
+
+std::vector<int64_t> param_ints(const Importer& c, size_t i, std::string_view what, std::string_view megengine_param) {
+    if (is_runtime_value(c, i))
+        c.fail(fmt::format("{} (input #{}) must be a constant known at import time: MegEngine's {}, so it "
+                           "cannot come from a graph input or a computed value",
+                           what, i, megengine_param));
+    return c.const_ints(i, what);
+}
+
+ir::VarId int32_var(Importer& c, size_t i, std::string_view what) {
+    const Value& v = c.input(i);
+    if (v.elem_type == onnx::TensorProto::BOOL)
+        c.fail(fmt::format("{} (input #{}) is BOOL, expected a number type", what, i));
+    ir::VarId x = c.var(i);
+    if (onnx_var_dtype(v.elem_type, c) == ir::DTypeEnum::Int32) return x;
+    return c.emit("TypeCvt", {x}, {{"dtype", ir::DType::of(ir::DTypeEnum::Int32)}});
+}
+
+int64_t operand_length(const Importer& c, size_t i, std::string_view what, int64_t expected) {
+    const Shape& s = c.input(i).shape;
+    if (s.size() > 1)
+        c.fail(fmt::format("{} (input #{}) must be a scalar or a 1-D tensor, has rank {}", what, i, s.size()));
+    const int64_t n = s.empty() ? 1 : s[0];
+    if (expected >= 0 && n != expected)
+        c.fail(fmt::format("{} (input #{}) holds {} values, expected {}", what, i, n, expected));
+    return n;
+}
+
+ir::VarId int_op(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs) {
+    return c.emit("Elemwise", std::move(inputs), {{"mode", std::string(mode)}});
+}
+
+ir::VarId element(Importer& c, ir::VarId v, int64_t k) {
+    const std::vector<ir::IndexDescMaskItem> index{ir::IndexDescMaskItem{0, false, false, false, true}};
+    return c.emit("Subtensor", {v, c.const_i32({k})}, {{"items", index}});
+}
+
+ir::VarId iota(Importer& c, ir::VarId n) {
+    ir::VarId ones = c.emit("Broadcast", {c.const_i32({1}), n});
+    return c.emit("Cumsum", {ones}, {int_param("axis", 0), {"exclusive", true}, {"reverse", false}});
+}
+
+void set_runtime_output(Importer& c, size_t i, ir::VarId var, int32_t elem_type, size_t rank) {
+    auto inferred = c.graph().var_shape(var);
+    if (!inferred.empty()) {
+        // Static inference found the dims after all: they are the output's.
+        Shape s(inferred.begin(), inferred.end());
+        if (rank == 0 && s == Shape{1}) s.clear();
+        if (s.size() != rank)
+            c.fail(fmt::format("output {} has rank {} in ONNX terms but {} by MegEngine's inference (an mgedump "
+                               "mapping bug)",
+                               i, rank, s.size()));
+        return c.set_output_var(i, var, elem_type, std::move(s));
+    }
+    const ir::DType& dtype = c.graph().vars.dtype[var.value];
+    if (dtype.valid && dtype.type != onnx_var_dtype(elem_type, c))
+        c.fail(fmt::format("output {} is {} in ONNX terms but {} by MegEngine's inference (an mgedump mapping bug)",
+                           i, onnx_elem_name(elem_type), ir::dtype_name(dtype.type)));
+    Value v;
+    v.var = var;
+    v.elem_type = elem_type;
+    v.shape.assign(rank, -1);
+    v.runtime_shape = true;
+    c.set_output(i, std::move(v));
+}
+
+}  // namespace mgedump::formats::onnx_import
