@@ -72,6 +72,24 @@ flatbuffers::Offset<flatbuffers::String> build_opr_name(Fbb& fbb, const ir::Grap
     return fbb.CreateSharedString(n.data(), n.size());
 }
 
+flatbuffers::Offset<flatbuffers::String> build_tensor_name(Fbb& fbb, const ir::Graph& g, ir::TensorId t,
+                                                           bool keep_param_name, WriteStats& stats,
+                                                           uint32_t& nr_shared_tensor) {
+    const ir::TensorMethod method = g.tensors.method[t.value];
+    const bool input = method == ir::TensorMethod::MetaInput || method == ir::TensorMethod::ValueInput;
+    const bool param = method == ir::TensorMethod::ValueShared;
+    const std::string_view name = g.str(g.tensors.name[t.value]);
+    flatbuffers::Offset<flatbuffers::String> written;
+    if ((input || (param && keep_param_name)) && g.tensors.name[t.value].valid())
+        written = fbb.CreateSharedString(name.data(), name.size());
+    if (input) stats.inputs.emplace_back(name);
+    if (param) {
+        ++nr_shared_tensor;
+        if (keep_param_name) stats.params.emplace_back(name);
+    }
+    return written;
+}
+
 flatbuffers::Offset<void> build_blob(Fbb& fbb, std::span<const uint8_t> bytes) {
     auto data = fbb.CreateVector(bytes.data(), bytes.size());
     auto start = fbb.StartTable();

@@ -51,6 +51,14 @@ flatbuffers::Offset<flatbuffers::Vector<uint32_t>> build_input_ids(Fbb& fbb, con
 OffsetVector build_opr_comp_nodes(Fbb& fbb, const ir::Graph& g, ir::OprId o);
 flatbuffers::Offset<flatbuffers::String> build_opr_name(Fbb& fbb, const ir::Graph& g, ir::OprId o, bool keep);
 flatbuffers::Offset<void> build_blob(Fbb& fbb, std::span<const uint8_t> bytes);
+// A tensor's name as both formats write it (null when not kept): always for graph
+// inputs, for params (VALUE_SHARED) with keep_param_name. It also records the name
+// in the dump result's inputs or params and counts the params, so the two writers
+// cannot report them differently.
+struct WriteStats;
+flatbuffers::Offset<flatbuffers::String> build_tensor_name(Fbb& fbb, const ir::Graph& g, ir::TensorId t,
+                                                           bool keep_param_name, WriteStats& stats,
+                                                           uint32_t& nr_shared_tensor);
 
 // additional_params_type then additional_params: params #2..n, if any.
 struct ExtraParams {

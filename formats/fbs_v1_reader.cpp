@@ -15,6 +15,17 @@ namespace {
 using namespace detail;
 using namespace v1;
 
+// The operator fields read alike in both formats, at this format's slots.
+constexpr OprSlots kOprSlots{.param_type = opr_slot::param_type,
+                             .param = opr_slot::param,
+                             .additional_params_type = opr_slot::additional_params_type,
+                             .additional_params = opr_slot::additional_params,
+                             .inputs = opr_slot::inputs,
+                             .comp_node = opr_slot::comp_node,
+                             .output_dtype = opr_slot::output_dtype,
+                             .priority = opr_slot::priority,
+                             .name = opr_slot::name};
+
 constexpr uint32_t kMagicMGBC = 0x4342474D;
 constexpr uint32_t kMagicMGBS = 0x5342474D;
 
@@ -145,25 +156,9 @@ struct V1Reader {
         const ir::OpDef& def = ir::op_def(p.type);
         const std::string who = fmt::format("FBS v1 graph at byte {}: {}", base, opr_label(index, def.name));
 
-        p.params = read_params(op, opr_slot::param_type, opr_slot::param, opr_slot::additional_params_type,
-                               opr_slot::additional_params, def, true, who);
-        p.inputs = assembler.resolve_inputs(vector_at<uint32_t>(op, opr_slot::inputs), who);
-        const uint32_t nr_inputs = static_cast<uint32_t>(p.inputs.size());
-        if (nr_inputs < def.min_inputs || (def.max_inputs != ir::kAnyCount && nr_inputs > def.max_inputs))
-            throw FormatError(fmt::format("{}: has {} inputs, {} takes {} to {}", who, nr_inputs, def.name,
-                                          def.min_inputs, def.max_inputs == ir::kAnyCount
-                                                              ? std::string("any")
-                                                              : std::to_string(def.max_inputs)));
-        if (const auto* cns = tables_at(op, opr_slot::comp_node))
-            for (const Table* cn : *cns) p.comp_nodes.push_back(comp_node_locator(cn));
-        try {
-            p.output_dtype = decode_dtype(table_at(op, opr_slot::output_dtype));
-        } catch (const FormatError& e) {
-            throw FormatError(fmt::format("{}: output_dtype: {}", who, e.what()));
-        }
-        p.priority = scalar<int32_t>(op, opr_slot::priority);
+        read_opr_fields(op, kOprSlots, def, true, assembler, who, p);
+        const auto nr_inputs = static_cast<uint32_t>(p.inputs.size());
         settings.keep_opr_priority |= p.priority != 0;
-        p.name = opt_string(op, opr_slot::name);
         settings.keep_opr_name |= p.name.has_value();
 
         if (const auto* ts = tables_at(op, opr_slot::tensors))

@@ -91,7 +91,6 @@ struct V1Writer {
     // MegEngine's dump_tensor for v1: the value goes to the blob region first, then
     // name, shape, comp node and dtype are built, then the generated CreateTensor.
     flatbuffers::Offset<void> build_tensor(ir::OprId o, ir::TensorId t) {
-        const ir::TensorMethod method = g.tensors.method[t.value];
         uint32_t data_size = 0;
         if (ir::BlobId blob = g.tensors.blob[t.value]; blob.valid()) {
             ir::Bytes bytes = g.blobs.bytes(blob);
@@ -112,18 +111,8 @@ struct V1Writer {
             blob_bytes += bytes.size();
             stats.tensor_value_bytes += bytes.size();
         }
-        bool keep_name = method == ir::TensorMethod::MetaInput || method == ir::TensorMethod::ValueInput ||
-                         (method == ir::TensorMethod::ValueShared && plan.keep_param_name);
-        std::string_view name = g.str(g.tensors.name[t.value]);
-        flatbuffers::Offset<flatbuffers::String> name_off;
-        if (keep_name && g.tensors.name[t.value].valid())
-            name_off = fbb.CreateSharedString(name.data(), name.size());
-        if (method == ir::TensorMethod::MetaInput || method == ir::TensorMethod::ValueInput)
-            stats.inputs.emplace_back(name);
-        if (method == ir::TensorMethod::ValueShared) {
-            ++nr_shared_tensor;
-            if (plan.keep_param_name) stats.params.emplace_back(name);
-        }
+        const flatbuffers::Offset<flatbuffers::String> name_off =
+            build_tensor_name(fbb, g, t, plan.keep_param_name, stats, nr_shared_tensor);
         auto shape = build_shape(fbb, g.tensor_shape(t));
         auto comp_node = build_comp_node(fbb, g.str(g.tensors.comp_node[t.value]));
         auto dtype = encode_dtype(fbb, g.tensors.dtype[t.value]);

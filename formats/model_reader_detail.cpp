@@ -195,6 +195,27 @@ void check_tensor_count(const ir::OpDef& def, size_t n, const std::string& who) 
     if (!ok) throw FormatError(fmt::format("{}: has {} tensors, which {} does not take", who, n, def.name));
 }
 
+void read_opr_fields(const Table* op, const OprSlots& slots, const ir::OpDef& def, bool allow_empty_check_non_finite,
+                     const GraphAssembler& assembler, const std::string& who, PendingOp& p) {
+    p.params = read_params(op, slots.param_type, slots.param, slots.additional_params_type, slots.additional_params,
+                           def, allow_empty_check_non_finite, who);
+    p.inputs = assembler.resolve_inputs(vector_at<uint32_t>(op, slots.inputs), who);
+    const auto nr_inputs = static_cast<uint32_t>(p.inputs.size());
+    if (nr_inputs < def.min_inputs || (def.max_inputs != ir::kAnyCount && nr_inputs > def.max_inputs))
+        throw FormatError(fmt::format("{}: has {} inputs, {} takes {} to {}", who, nr_inputs, def.name, def.min_inputs,
+                                      def.max_inputs == ir::kAnyCount ? std::string("any")
+                                                                      : std::to_string(def.max_inputs)));
+    if (const auto* cns = tables_at(op, slots.comp_node))
+        for (const Table* cn : *cns) p.comp_nodes.push_back(comp_node_locator(cn));
+    try {
+        p.output_dtype = decode_dtype(table_at(op, slots.output_dtype));
+    } catch (const FormatError& e) {
+        throw FormatError(fmt::format("{}: output_dtype: {}", who, e.what()));
+    }
+    p.priority = scalar<int32_t>(op, slots.priority);
+    p.name = opt_string(op, slots.name);
+}
+
 std::string opr_label(uint32_t index, std::string_view type_name) {
     return fmt::format("operator #{} ({})", index, type_name);
 }

@@ -116,6 +116,16 @@ private:
     std::shared_ptr<const void> keepalive_;
 };
 
+// Where an operator table keeps the fields both formats read alike.
+struct OprSlots {
+    int param_type, param, additional_params_type, additional_params, inputs, comp_node, output_dtype, priority, name;
+};
+// Reads those fields into `p` (its type already set, `def` its registry entry): the
+// params (read_params), the inputs resolved and counted against the registry, the
+// comp nodes, output dtype, priority and name. Errors are FormatErrors naming `who`.
+void read_opr_fields(const Table* op, const OprSlots& slots, const ir::OpDef& def, bool allow_empty_check_non_finite,
+                     const GraphAssembler& assembler, const std::string& who, PendingOp& p);
+
 // Tensors an operator must carry: none, exactly one, or (holders) at least one.
 void check_tensor_count(const ir::OpDef& def, size_t n, const std::string& who);
 

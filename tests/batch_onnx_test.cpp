@@ -38,20 +38,6 @@ OnnxModel dynamic_batch_model() {
     return m;
 }
 
-// x -> Conv -> BatchNormalization -> y: foldable into the Conv.
-OnnxModel conv_bn_model() {
-    OnnxModel m;
-    m.input("x", {1, 2, 4, 4}).output("y");
-    m.ramp("w", {2, 2, 1, 1});
-    m.initializer("gamma", {2}, {1.0f, 4.0f});
-    m.initializer("beta", {2}, {0.0f, 1.0f});
-    m.initializer("mean", {2}, {0.0f, 2.0f});
-    m.initializer("var", {2}, {0.0f, 0.0f});
-    m.node("Conv", {"x", "w"}, {"c"});
-    set_attr(m.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"y"}), "epsilon", 1.0f);
-    return m;
-}
-
 struct OnnxBatch {
     ScratchDir in, out;
     jobs::BatchReport run(const std::string& manifest, const formats::OnnxImportOptions& flags = {},

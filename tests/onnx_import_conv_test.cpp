@@ -129,16 +129,7 @@ TEST(OnnxConv, BatchNormAfterConvIsFoldedIntoTheConvWeightsAndBias) {
 }
 
 TEST(OnnxConv, BatchNormWhoseConvOutputIsAlsoUsedElsewhereStaysOneFuseMulAdd3) {
-    OnnxModel m;
-    m.input("x", {1, 2, 4, 4}).output("y").output("c");
-    m.ramp("w", {2, 2, 1, 1});
-    m.initializer("gamma", {2}, {1.0f, 4.0f});
-    m.initializer("beta", {2}, {0.0f, 1.0f});
-    m.initializer("mean", {2}, {0.0f, 2.0f});
-    m.initializer("var", {2}, {0.0f, 0.0f});
-    m.node("Conv", {"x", "w"}, {"c"});
-    set_attr(m.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"y"}), "epsilon", 1.0f);
-    ir::Graph g = m.import();
+    ir::Graph g = conv_bn_model(/*c_is_an_output_too=*/true).import();
     EXPECT_EQ(compute_ops(g), (V{"Convolution", "Elemwise"}));
     ir::OprId e = find_opr(g, "Elemwise");
     EXPECT_EQ(enum_field(g, e, "mode"), "FUSE_MUL_ADD3");

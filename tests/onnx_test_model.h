@@ -181,6 +181,23 @@ inline void set_attr(onnx::NodeProto& n, const std::string& name, const char* v)
     a->set_s(v);
 }
 
+// x (1, 2, 4, 4) -> Conv (ramp weights (2, 2, 1, 1)) -> c -> BatchNormalization -> y, with
+// gamma (1, 4), beta (0, 1), mean (0, 2), var 0 and epsilon 1: a Conv+BN pair the importer
+// folds, unless `c_is_an_output_too` gives the Conv's output a second reader.
+inline OnnxModel conv_bn_model(bool c_is_an_output_too = false) {
+    OnnxModel m;
+    m.input("x", {1, 2, 4, 4}).output("y");
+    if (c_is_an_output_too) m.output("c");
+    m.ramp("w", {2, 2, 1, 1});
+    m.initializer("gamma", {2}, {1.0f, 4.0f});
+    m.initializer("beta", {2}, {0.0f, 1.0f});
+    m.initializer("mean", {2}, {0.0f, 2.0f});
+    m.initializer("var", {2}, {0.0f, 0.0f});
+    m.node("Conv", {"x", "w"}, {"c"});
+    set_attr(m.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"y"}), "epsilon", 1.0f);
+    return m;
+}
+
 // Operators that compute (not inputs, constants or params), in graph order.
 inline std::vector<std::string> compute_ops(const ir::Graph& g) {
     std::vector<std::string> out;

@@ -21,6 +21,7 @@
 #include "jobs/validate.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/dump_flags.h"
+#include "tools/cli/onnx_flags.h"
 #include "tools/cli/testcase_flags.h"
 
 namespace mgedump::cli {
@@ -46,18 +47,8 @@ struct BatchCommand {
     DumpFlags flags;
     TestcaseFlags testcases;  // every job's, unless its manifest entry says otherwise
     // Every ONNX job's import options, unless the manifest's defaults or the job say otherwise.
-    formats::OnnxImportOptions onnx;
-    std::vector<std::string> input_shapes;  // --input-shape NAME=DIMS
+    OnnxFlags onnx;
 };
-
-// The flags' ONNX import options, as `mgedump dump` reads them.
-formats::OnnxImportOptions onnx_options(const BatchCommand& c) {
-    formats::OnnxImportOptions onnx = c.onnx;
-    for (const std::string& spec : c.input_shapes)
-        if (!onnx.input_shapes.insert(formats::parse_onnx_input_shape(spec)).second)
-            throw OptionError(fmt::format("--input-shape {}: that input's shape is already given", spec));
-    return onnx;
-}
 
 // Below this a batch cannot keep one small model, its write buffer and the
 // tables of the pipeline in memory at once: a value like "1K" is a typo (for
@@ -96,7 +87,7 @@ int run_batch_command(const BatchCommand& c) {
     defaults.append_json = false;
     defaults.testcases = to_testcase_options(c.testcases, "--testcases");
     engine::check_options(defaults);
-    const formats::OnnxImportOptions onnx = onnx_options(c);
+    const formats::OnnxImportOptions onnx = to_import_options(c.onnx);
 
     jobs::BatchOptions o;
     o.out_dir = c.out_dir;
@@ -182,19 +173,11 @@ void register_batch(CLI::App& app) {
                   "an empty manifest or a directory without models is a success, not an error");
     // As `mgedump dump` has them; manifest keys params_as_shared, fold_batch_norm and
     // input_shapes override them per job (jobs/onnx_options_json.h).
-    cmd->add_flag("--params-as-shared", c->onnx.params_as_shared_device_tensor,
-                  "ONNX inputs: initializers become named params (SharedDeviceTensor), so --keep-param-name keeps "
-                  "their names (every ONNX job's default; manifest key \"params_as_shared\")");
-    cmd->add_option("--input-shape", c->input_shapes,
-                    "ONNX inputs: NAME=1x3x224x224 fixes input NAME's shape (symbolic dimensions of a dynamic_axes "
-                    "export); repeat for several inputs; an ONNX job without input NAME fails (every ONNX job's "
-                    "default; manifest key \"input_shapes\": {\"NAME\": [1, 3, 224, 224]})")
-        ->type_name("NAME=DIMS")
-        ->expected(1)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // one shape per flag, never the next argument
-    cmd->add_flag("!--no-fold-batch-norm", c->onnx.fold_batch_norm,
-                  "ONNX inputs: keep BatchNormalization as an Elemwise instead of folding it into the Conv before it "
-                  "(every ONNX job's default; manifest key \"fold_batch_norm\": false)");
+    add_onnx_flags(*cmd, c->onnx,
+                   {.params_as_shared = " (every ONNX job's default; manifest key \"params_as_shared\")",
+                    .input_shapes = "; an ONNX job without input NAME fails (every ONNX job's default; manifest key "
+                                    "\"input_shapes\": {\"NAME\": [1, 3, 224, 224]})",
+                    .fold_batch_norm = " (every ONNX job's default; manifest key \"fold_batch_norm\": false)"});
     add_dump_flags(*cmd, c->flags);
     add_testcase_flags(*cmd, c->testcases, "--testcases");
     cmd->callback([c] {

@@ -22,6 +22,7 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/dump_flags.h"
 #include "tools/cli/input_kind.h"
+#include "tools/cli/onnx_flags.h"
 #include "tools/cli/result_print.h"
 #include "tools/cli/testcase_flags.h"
 
@@ -33,8 +34,7 @@ struct DumpCommand {
     std::string output;
     bool append = false;
     bool quiet = false;
-    formats::OnnxImportOptions onnx;
-    std::vector<std::string> input_shapes;  // --input-shape NAME=DIMS (ONNX inputs)
+    OnnxFlags onnx;
     DumpFlags flags;
     TestcaseFlags testcases;
 };
@@ -63,10 +63,7 @@ void run_dump(const DumpCommand& c) {
         engine::DumpOptions options = to_options(c.flags);
         options.testcases = to_testcase_options(c.testcases, "--input-data");
         engine::check_options(options);  // reject bad combinations before reading anything
-        formats::OnnxImportOptions onnx = c.onnx;
-        for (const std::string& spec : c.input_shapes)
-            if (!onnx.input_shapes.insert(formats::parse_onnx_input_shape(spec)).second)
-                throw OptionError(fmt::format("--input-shape {}: that input's shape is already given", spec));
+        const formats::OnnxImportOptions onnx = to_import_options(c.onnx);
         if (options.testcases && (c.inputs.size() != 1 || c.append))
             throw OptionError("--input-data writes a test-case file, which holds one model and its test cases "
                               "(load_and_run reads no more): give one input and no --append");
@@ -149,17 +146,7 @@ void register_dump(CLI::App& app) {
     cmd->add_option("-o,--output", cmd_state->output, "the .mge file to write (\"-\": standard output)")->required();
     cmd->add_flag("-q,--quiet", cmd_state->quiet, "print nothing but errors (no result, no warnings)");
     cmd->add_flag("--append", cmd_state->append, "append to the output file's existing graphs instead of replacing it");
-    cmd->add_flag("--params-as-shared", cmd_state->onnx.params_as_shared_device_tensor,
-                  "ONNX inputs: initializers become named params (SharedDeviceTensor), so --keep-param-name keeps "
-                  "their names");
-    cmd->add_option("--input-shape", cmd_state->input_shapes,
-                    "ONNX inputs: NAME=1x3x224x224 fixes input NAME's shape (symbolic dimensions of a dynamic_axes "
-                    "export); repeat for several inputs")
-        ->type_name("NAME=DIMS")
-        ->expected(1)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // one shape per flag, never the next argument
-    cmd->add_flag("!--no-fold-batch-norm", cmd_state->onnx.fold_batch_norm,
-                  "ONNX inputs: keep BatchNormalization as an Elemwise instead of folding it into the Conv before it");
+    add_onnx_flags(*cmd, cmd_state->onnx);
     add_dump_flags(*cmd, cmd_state->flags);
     add_testcase_flags(*cmd, cmd_state->testcases, "--input-data");
     cmd->callback([cmd_state] { run_dump(*cmd_state); });
