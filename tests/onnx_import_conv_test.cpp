@@ -139,13 +139,50 @@ TEST(OnnxConv, BatchNormWhoseConvOutputIsAlsoUsedElsewhereStaysOneFuseMulAdd3) {
     expect_round_trip(g);
 }
 
-TEST(OnnxConv, BatchNormInTrainingModeIsAnError) {
+// training_mode = 1 (BatchNormalization-14+): normalised with the batch's mean and
+// population variance over every axis but 1, running statistics updated with momentum.
+TEST(OnnxConv, BatchNormInTrainingModeUsesTheBatchStatistics) {
     OnnxModel m(15);
-    m.input("x", {1, 2, 4, 4}).output("y");
-    for (const char* n : {"gamma", "beta", "mean", "var"}) m.ramp(n, {2});
-    set_attr(m.node("BatchNormalization", {"x", "gamma", "beta", "mean", "var"}, {"y"}, "bn"),
-             "training_mode", int64_t{1});
-    EXPECT_THROW(m.import(), GraphError);
+    m.input("x", {1, 2, 1, 2}).output("y").output("running_mean").output("running_var");
+    m.initializer("gamma", {2}, {2, 1});
+    m.initializer("beta", {2}, {0, 1});
+    m.initializer("mean", {2}, {10, 20});
+    m.initializer("var", {2}, {1, 2});
+    auto& n = m.node("BatchNormalization", {"x", "gamma", "beta", "mean", "var"}, {"y", "running_mean", "running_var"},
+                     "bn");
+    set_attr(n, "training_mode", int64_t{1});
+    set_attr(n, "epsilon", 0.0f);
+    set_attr(n, "momentum", 0.5f);
+    const auto out = evaluate(m.import(), {{"x", {1, 3, 0, 4}}});
+    // Channel 0: mean 2, var 1 → (x − 2)·2 + 0; channel 1: mean 2, var 4 → (x − 2)/2 + 1.
+    expect_near_all(engine::eval::to_doubles(out.at(0).value), {-2, 2, 0, 2});
+    expect_near_all(engine::eval::to_doubles(out.at(1).value), {10 * 0.5 + 2 * 0.5, 20 * 0.5 + 2 * 0.5});
+    expect_near_all(engine::eval::to_doubles(out.at(2).value), {1 * 0.5 + 1 * 0.5, 2 * 0.5 + 4 * 0.5});
+
+    OnnxModel old(13);  // BatchNormalization-9 has no training_mode attribute
+    old.input("x", {1, 2, 4, 4}).output("y");
+    for (const char* name : {"gamma", "beta", "mean", "var"}) old.ramp(name, {2});
+    set_attr(old.node("BatchNormalization", {"x", "gamma", "beta", "mean", "var"}, {"y"}, "bn"), "training_mode",
+             int64_t{1});
+    EXPECT_NE(import_error(old).find("training_mode at opset 13"), std::string::npos) << import_error(old);
+}
+
+// Statistics fed at run time: ONNX's (x − mean) / √(var + ε) · scale + B with Elemwise.
+TEST(OnnxConv, BatchNormWithRuntimeStatisticsIsComputedWithElemwise) {
+    OnnxModel m(15);
+    m.input("x", {1, 2, 1, 2});
+    for (const char* n : {"gamma", "beta", "mean", "var"}) m.input(n, {2});
+    m.output("y");
+    set_attr(m.node("BatchNormalization", {"x", "gamma", "beta", "mean", "var"}, {"y"}, "bn"), "epsilon", 1.0f);
+    ir::Graph g = m.import();
+    EXPECT_EQ(count_ops(g, "Elemwise"), 5u);  // SUB, ADD, SQRT, TRUE_DIV, FUSE_MUL_ADD3
+    // Channel 0: (x − 1)/√(3 + 1)·2 + 10; channel 1: (x − 0)/√(0 + 1)·−1 + 0.
+    expect_near_all(evaluate_values(g, {{"x", {1, 5, 2, -3}},
+                                        {"gamma", {2, -1}},
+                                        {"beta", {10, 0}},
+                                        {"mean", {1, 0}},
+                                        {"var", {3, 0}}}),
+                    {10, 14, -2, 3});
 }
 
 TEST(OnnxLinear, GemmWithTransBAlphaBetaBecomesMatrixMulTimesAlphaPlusBetaC) {

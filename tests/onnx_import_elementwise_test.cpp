@@ -119,11 +119,41 @@ TEST(OnnxElemwise, IdentityAndInferenceDropoutAreRemoved) {
     EXPECT_EQ(compute_ops(g), V{"Elemwise"});
 }
 
-TEST(OnnxElemwise, DropoutWhoseMaskIsUsedIsAnError) {
-    OnnxModel m;
-    m.input("x", {4}).output("y").output("mask", OnnxType::BOOL);
+// Dropout-7/10 leave the mask of inference unspecified; from opset 12 it is all true.
+TEST(OnnxElemwise, DropoutMaskIsAllTrueFromOpset12AndAnErrorBefore) {
+    OnnxModel old(10);
+    old.input("x", {4}).output("y").output("mask", OnnxType::BOOL);
+    old.node("Dropout", {"x"}, {"y", "mask"}, "d");
+    EXPECT_EQ(import_error(old),
+              "test.onnx: node 'd' (Dropout): the mask output (#1) is used; Dropout of opset 10 does not define the "
+              "mask of inference, only output #0 is supported");
+    OnnxModel m(13);
+    m.input("x", {2, 2}).output("y").output("mask", OnnxType::BOOL);
     m.node("Dropout", {"x"}, {"y", "mask"});
-    EXPECT_THROW(m.import(), GraphError);
+    const auto out = evaluate(m.import(), {{"x", {1, -2, 3, 0}}});
+    EXPECT_EQ(engine::eval::to_doubles(out.at(0).value), (std::vector<double>{1, -2, 3, 0}));
+    EXPECT_EQ(out.at(1).value.dtype().type, ir::DTypeEnum::Bool);
+    EXPECT_EQ(engine::eval::to_doubles(out.at(1).value), (std::vector<double>{1, 1, 1, 1}));
+}
+
+// ONNX's Dropout drops nothing at ratio 0, in training mode too (PyTorch exports
+// swin_t's attention dropout so); other ratios draw random masks.
+TEST(OnnxElemwise, TrainingDropoutOfRatio0IsTheIdentityAndOtherRatiosAreRefused) {
+    auto model = [](float ratio) {
+        OnnxModel m(13);
+        m.input("x", {3}).output("y");
+        m.initializer("ratio", {}, {ratio});
+        const bool yes = true;
+        m.initializer_bytes("training", {}, OnnxType::BOOL, &yes, 1);
+        m.node("Dropout", {"x", "ratio", "training"}, {"y"}, "d");
+        return m;
+    };
+    ir::Graph g = model(0.0f).import();
+    EXPECT_EQ(compute_ops(g), std::vector<std::string>{});
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, -2, 3}}}), (std::vector<double>{1, -2, 3}));
+    EXPECT_EQ(import_error(model(0.25f)),
+              "test.onnx: node 'd' (Dropout): training_mode is true with ratio 0.25: random masks; only a ratio of 0 "
+              "(the identity) or inference Dropout is supported");
 }
 
 TEST(OnnxElemwise, CastOfAVarIsTypeCvt) {

@@ -62,15 +62,15 @@ TEST(OnnxLegacy, BatchNormalizationAndDropoutOfOpset6NeedIsTest) {
 }
 
 TEST(OnnxLegacy, OperatorVersionsThatDifferAreRefusedByVersion) {
-    OnnxModel prelu(6);
+    OnnxModel prelu(5);  // PRelu-1 has consumed_inputs
     prelu.input("x", {1, 2}).output("y");
     prelu.initializer("slope", {2}, {0.1f, 0.2f});
     prelu.node("PRelu", {"x", "slope"}, {"y"}, "p");
     prelu.node("Erf", {"y"}, {"z"}, "e");
     EXPECT_EQ(import_error(prelu),
               "test.onnx: 2 operator types cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported ones): "
-              "PRelu (1 node, first 'p': PRelu-6, the version in force at opset 6, is not supported); Erf (1 node, "
-              "first 'e': Erf does not exist at opset 6)");
+              "PRelu (1 node, first 'p': PRelu-1, the version in force at opset 5, is not supported); Erf (1 node, "
+              "first 'e': Erf does not exist at opset 5)");
     OnnxModel reshape1(4);  // Reshape-1 takes the shape as an attribute
     reshape1.input("x", {2, 2}).output("y");
     set_attr(reshape1.node("Reshape", {"x"}, {"y"}, "r"), "shape", std::vector<int64_t>{4});
@@ -93,6 +93,30 @@ TEST(OnnxLegacy, ConcatOfOpset3DefaultsToAxis1AndGemmBroadcastIsChecked) {
     EXPECT_NE(import_error(gemm).find("broadcast is 0 (opset 6) but C has shape [2], not [2,2]"), std::string::npos);
     set_attr(*gemm.proto().mutable_graph()->mutable_node(0), "broadcast", int64_t{1});
     EXPECT_EQ(evaluate_values(gemm.import(), {{"a", {1, 0, 0, 1}}, {"b", {1, 2, 3, 4}}}), (D{11, 22, 13, 24}));
+}
+
+// PRelu-6: a slope of one element is shared; one of C elements is per channel
+// (X's axis 1), where PRelu-7's numpy rule would align it with the last axis.
+TEST(OnnxLegacy, PRelu6TakesASharedOrAPerChannelSlope) {
+    OnnxModel m(6);
+    m.input("x", {1, 3, 2}).output("y");
+    m.initializer("slope", {3}, {0.5f, 0.25f, 2.0f});
+    m.node("PRelu", {"x", "slope"}, {"y"});
+    // y = x for x >= 0, slope[c]·x otherwise.
+    EXPECT_EQ(evaluate_values(m.import(), {{"x", {-2, 4, -4, 1, -1, -3}}}), (D{-1, 4, -1, 1, -2, -6}));
+
+    OnnxModel shared(6);
+    shared.input("x", {2, 2}).input("slope", {1}).output("y");
+    shared.node("PRelu", {"x", "slope"}, {"y"});
+    EXPECT_EQ(evaluate_values(shared.import(), {{"x", {-2, 2, -4, 0}}, {"slope", {0.5}}}), (D{-1, 2, -2, 0}));
+
+    OnnxModel last(6);  // a slope of X's last dim, not its channels: no meaning at opset 6
+    last.input("x", {1, 3, 2}).output("y");
+    last.initializer("slope", {2}, {0.5f, 0.25f});
+    last.node("PRelu", {"x", "slope"}, {"y"}, "p");
+    EXPECT_EQ(import_error(last),
+              "test.onnx: node 'p' (PRelu): PRelu-6 slope of shape [2] for X [1,3,2]: it must have one element "
+              "(shared), one per channel (X's axis 1) or X's shape");
 }
 
 }  // namespace

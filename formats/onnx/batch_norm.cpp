@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -18,8 +19,8 @@ const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, std::string_view
     return nullptr;
 }
 
-// Empty string when `bn` can be applied as a per-channel scale and bias; else why not.
-std::string scale_of(const Importer& c, const onnx::NodeProto& bn, BatchNormScale& out) {
+// Empty string when `bn` is an inference BatchNormalization we map; else why not.
+std::string mode_problem(const Importer& c, const onnx::NodeProto& bn) {
     for (const auto& a : bn.attribute())
         if (a.name() != "epsilon" && a.name() != "momentum" && a.name() != "spatial" &&
             a.name() != "training_mode" && !(a.name() == "is_test" && c.opset() < 7))
@@ -37,6 +38,12 @@ std::string scale_of(const Importer& c, const onnx::NodeProto& bn, BatchNormScal
         if (!bn.output(k).empty() && c.consumers(bn.output(k)) > 0)
             return fmt::format("output #{} (training statistics) is not supported", k);
     if (bn.input_size() != 5) return "expects 5 inputs (X, scale, B, mean, var)";
+    return {};
+}
+
+// Empty string when `bn` can be applied as a per-channel scale and bias; else why not.
+std::string scale_of(const Importer& c, const onnx::NodeProto& bn, BatchNormScale& out) {
+    if (std::string why = mode_problem(c, bn); !why.empty()) return why;
     const double eps = find_attr(bn, "epsilon") ? find_attr(bn, "epsilon")->f() : 1e-5;
     std::vector<std::vector<double>> in(4);
     const char* names[] = {"scale", "B", "input_mean", "input_var"};
@@ -59,6 +66,71 @@ std::string scale_of(const Importer& c, const onnx::NodeProto& bn, BatchNormScal
 }
 
 }  // namespace
+
+// ONNX's reference order, (x − mean) / √(var + ε) · scale + B, on the statistics
+// seen as (1, C, 1, ..): SUB, ADD, SQRT, TRUE_DIV and FUSE_MUL_ADD3.
+void batch_norm_of_runtime_statistics(Importer& c) {
+    if (std::string why = mode_problem(c, c.node()); !why.empty()) c.fail(why);
+    const Value& x = c.input(0);
+    if (x.elem_type != P::FLOAT) c.fail("BatchNormalization with statistics known only at run time: FLOAT only");
+    if (x.shape.size() < 2) c.fail("input must have a channel axis");
+    Shape s(x.shape.size(), 1);
+    s[1] = x.shape[1];
+    const char* names[] = {"scale", "B", "input_mean", "input_var"};
+    std::vector<ir::VarId> stat;
+    for (size_t k = 1; k < 5; ++k) {
+        const Value& v = c.input(k);
+        if (v.elem_type != P::FLOAT || v.shape != Shape{x.shape[1]})
+            c.fail(fmt::format("{} (input #{}) must be FLOAT of shape [{}]", names[k - 1], k, x.shape[1]));
+        stat.push_back(c.reshape(c.var(k), s));
+    }
+    const double eps = c.attr_float("epsilon", 1e-5);
+    const ir::VarId centred = c.emit("Elemwise", {c.var(0), stat[2]}, {{"mode", "SUB"}});
+    const ir::VarId var_eps = c.emit("Elemwise", {stat[3], c.const_f32(static_cast<float>(eps))}, {{"mode", "ADD"}});
+    const ir::VarId norm =
+        c.emit("Elemwise", {centred, c.emit("Elemwise", {var_eps}, {{"mode", "SQRT"}})}, {{"mode", "TRUE_DIV"}});
+    c.set_output_var(0, c.emit("Elemwise", {norm, stat[0], stat[1]}, {{"mode", "FUSE_MUL_ADD3"}}), x.elem_type,
+                     x.shape);
+}
+
+// Training mode (opset 14+): the batch's own statistics over every axis but 1, as
+// ONNX's reference computes them: mean = E[x], var = E[(x − mean)²] (population,
+// numpy's x.var), each a Reduce MEAN per axis; y = (x − mean) / √(var + ε) · scale + B;
+// the running statistics input·momentum + batch·(1 − momentum) (MUL, FUSE_MUL_ADD3).
+void batch_norm_training(Importer& c) {
+    c.check_attrs({"epsilon", "momentum", "training_mode"});
+    if (c.opset() < 14)
+        c.fail(fmt::format("training_mode at opset {}: only BatchNormalization-14 and later (outputs running_mean, "
+                           "running_var) are supported in training mode",
+                           c.opset()));
+    const Value& x = c.input(0);
+    if (x.elem_type != P::FLOAT) c.fail("BatchNormalization in training mode: FLOAT only");
+    if (x.shape.size() < 2) c.fail("input must have a channel axis");
+    if (c.input_count() != 5) c.fail("expects 5 inputs (X, scale, B, mean, var)");
+    const int64_t ch = x.shape[1];
+    Shape s(x.shape.size(), 1);
+    s[1] = ch;
+    const char* names[] = {"scale", "B", "input_mean", "input_var"};
+    for (size_t k = 1; k < 5; ++k)
+        if (c.input(k).elem_type != P::FLOAT || c.input(k).shape != Shape{ch})
+            c.fail(fmt::format("{} (input #{}) must be FLOAT of shape [{}]", names[k - 1], k, ch));
+    std::vector<int64_t> axes{0};
+    for (size_t k = 2; k < x.shape.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+    auto ew = [&](const char* mode, std::vector<ir::VarId> in) { return c.emit("Elemwise", std::move(in), {{"mode", mode}}); };
+    const ir::VarId mean = reduce_axes(c, c.var(0), "MEAN", axes);
+    const ir::VarId centred = ew("SUB", {c.var(0), mean});
+    const ir::VarId var = reduce_axes(c, ew("MUL", {centred, centred}), "MEAN", axes);
+    const ir::VarId root = ew("SQRT", {ew("ADD", {var, c.const_f32(static_cast<float>(c.attr_float("epsilon", 1e-5)))})});
+    const ir::VarId y = ew("FUSE_MUL_ADD3", {ew("TRUE_DIV", {centred, root}), c.reshape(c.var(1), s), c.reshape(c.var(2), s)});
+    c.set_output_var(0, y, x.elem_type, x.shape);
+    const float momentum = static_cast<float>(c.attr_float("momentum", 0.9));
+    for (size_t k = 1; k < 3 && k < c.output_count(); ++k) {
+        if (c.node().output(static_cast<int>(k)).empty()) continue;
+        const ir::VarId batch = c.reshape(k == 1 ? mean : var, {ch});
+        const ir::VarId part = ew("MUL", {batch, c.const_f32(1 - momentum)});
+        c.set_output_var(k, ew("FUSE_MUL_ADD3", {c.var(k + 2), c.const_f32(momentum), part}), P::FLOAT, {ch});
+    }
+}
 
 BatchNormScale read_batch_norm(const Importer& c) {
     BatchNormScale s;

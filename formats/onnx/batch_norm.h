@@ -19,6 +19,13 @@ struct BatchNormScale {
 // (training mode, extra outputs, non-constant statistics).
 BatchNormScale read_batch_norm(const Importer& c);
 
+// The current node is an inference BatchNormalization whose scale, B, mean or var
+// is known only at run time: the normalisation computed with Elemwise.
+void batch_norm_of_runtime_statistics(Importer& c);
+// The current node is a BatchNormalization with training_mode = 1: normalised with
+// the batch's statistics, and the running statistics updated.
+void batch_norm_training(Importer& c);
+
 struct FoldedConv {
     Value weight, bias;  // new owned constants, named after the Conv weight / BN bias
     std::string batch_norm_output;

@@ -26,7 +26,9 @@ const std::unordered_map<std::string_view, Handler>& handler_index() {
         for (auto table : {elementwise_handlers(), conv_handlers(), linear_handlers(), pool_handlers(),
                            shape_handlers(), index_handlers(), resize_handlers(),
                            math_handlers(), compare_handlers(), reduce_handlers(), norm_handlers(),
-                           tensor_handlers(), gather_handlers(), loss_handlers()})
+                           tensor_handlers(), gather_handlers(), loss_handlers(),
+                           recurrent_handlers(), einsum_handlers(), quantize_handlers(),
+                           window_handlers(), grid_sample_handlers()})
             for (const OpHandler& h : table) m.emplace(h.op_type, h.convert);
         return m;
     }();
@@ -425,15 +427,19 @@ void Importer::declare_inputs() {
 
 void Importer::convert(const onnx::NodeProto& n) {
     node_ = &n;
-    node_label_ = !n.name().empty() ? n.name() : (n.output_size() > 0 ? n.output(0) : n.op_type());
+    node_label_ = n.name();  // else its first named output, else its op type
+    for (int k = 0; node_label_.empty() && k < n.output_size(); ++k) node_label_ = n.output(k);
+    if (node_label_.empty()) node_label_ = n.op_type();
     ops_in_node_ = 0;
     handled_attrs_.clear();
     input_overrides_.clear();
     if (auto it = fused_bn_.find(n.output_size() > 0 ? n.output(0) : ""); it != fused_bn_.end()) return;
     if (!n.domain().empty() && n.domain() != "ai.onnx")
         fail(fmt::format("operator domain '{}' is not supported", n.domain()));
-    // Every operator we map has a required first output; handlers may rely on it.
-    if (n.output_size() == 0 || n.output(0).empty()) fail("output #0 is missing");
+    // Every operator we map has a required first output (but the recurrent ones,
+    // whose Y is optional: ops_recurrent.cpp); handlers may rely on it.
+    const bool optional_y = n.op_type() == "RNN" || n.op_type() == "GRU" || n.op_type() == "LSTM";
+    if (n.output_size() == 0 || (n.output(0).empty() && !optional_y)) fail("output #0 is missing");
     const auto& index = handler_index();
     auto it = index.find(n.op_type());
     if (it == index.end()) fail("operator type is not supported");

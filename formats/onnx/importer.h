@@ -179,6 +179,11 @@ std::span<const OpHandler> norm_handlers();
 std::span<const OpHandler> tensor_handlers();
 std::span<const OpHandler> gather_handlers();
 std::span<const OpHandler> loss_handlers();
+std::span<const OpHandler> recurrent_handlers();
+std::span<const OpHandler> einsum_handlers();
+std::span<const OpHandler> quantize_handlers();
+std::span<const OpHandler> window_handlers();
+std::span<const OpHandler> grid_sample_handlers();
 
 // ONNX element type → MegEngine dtype of a graph var; INT64 becomes Int32 (MegEngine
 // has no 64-bit integers) and DOUBLE Float32.

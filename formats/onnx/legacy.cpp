@@ -71,6 +71,28 @@ void require_is_test(Importer& c) {
                            c.opset()));
 }
 
+// PRelu-6: "if slope is of size 1, the value is shared across different channels";
+// otherwise it holds one value per channel (X's axis 1), as PyTorch exported it and
+// Caffe2 ran it, or one per element of X. A per-channel slope is seen as (C, 1, ..)
+// so that PRelu-7's unidirectional broadcasting gives the same result; any other
+// shape has no meaning at opset 6.
+void legacy_prelu(Importer& c) {
+    const Value &x = c.input(0), &slope = c.input(1);
+    const int64_t count = element_count(slope.shape);
+    if (count == 1 || slope.shape == x.shape) return;
+    if (slope.shape.size() != 1 || x.shape.size() < 2 || slope.shape[0] != x.shape[1])
+        c.fail(fmt::format("PRelu-6 slope of shape [{}] for X [{}]: it must have one element (shared), one per "
+                           "channel (X's axis 1) or X's shape",
+                           fmt::join(slope.shape, ","), fmt::join(x.shape, ",")));
+    Shape shape(x.shape.size() - 1, 1);
+    shape[0] = slope.shape[0];
+    Value v = slope;
+    v.shape = shape;
+    if (!slope.is_const) v.var = c.reshape(c.var(1), shape);
+    else v.var = {};
+    c.override_input(1, std::move(v));
+}
+
 }  // namespace
 
 void upgrade_legacy_node(Importer& c) {
@@ -82,6 +104,7 @@ void upgrade_legacy_node(Importer& c) {
         if (op == b) return legacy_broadcast(c);
     if (op == "Gemm") return legacy_gemm(c);
     if (op == "Dropout" || op == "BatchNormalization") return require_is_test(c);
+    if (op == "PRelu") return legacy_prelu(c);
 }
 
 }  // namespace mgedump::formats::onnx_import

@@ -42,6 +42,15 @@ ir::VarId bool_elemwise(Importer& c, std::string_view mode, std::vector<ir::VarI
                      {{"mode", std::string(mode)}});
 }
 
+ir::VarId int32_tensor(Importer& c, const std::vector<int64_t>& values, const Shape& shape) {
+    std::vector<std::byte> bytes(values.size() * 4);
+    for (size_t k = 0; k < values.size(); ++k) {
+        const auto v = static_cast<int32_t>(values[k]);
+        std::memcpy(bytes.data() + 4 * k, &v, 4);
+    }
+    return c.const_var(ir::DTypeEnum::Int32, shape.empty() ? Shape{1} : shape, std::move(bytes));
+}
+
 ir::VarId scalar_as(Importer& c, double value, int32_t elem_type) {
     const ir::DTypeEnum dtype = onnx_var_dtype(elem_type, c);
     if (dtype == ir::DTypeEnum::Float32) return c.const_f32(static_cast<float>(value));
@@ -54,6 +63,20 @@ ir::VarId scalar_as(Importer& c, double value, int32_t elem_type) {
     ir::VarId v = c.const_i32({static_cast<int64_t>(value)});
     if (dtype == ir::DTypeEnum::Int32) return v;
     return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(dtype)}});
+}
+
+// MegEngine's ROUND (roundf) and ONNX's round half to even differ only at ties,
+// where x − ROUND(x) is ±0.5 (exact: ROUND(x) is x itself, 0, or within a factor 2
+// of x). At a tie k + ½ the even neighbour is 2·ROUND(x/2) (x/2 = k/2 + ¼ rounds to
+// k/2 for even k, to (k+1)/2 for odd k; x/2 is exact). Infinities and NaN give NaN
+// for x − ROUND(x), so no tie, and keep ROUND(x).
+ir::VarId round_half_to_even(Importer& c, ir::VarId x, int32_t elem_type) {
+    ir::VarId away = elemwise(c, "ROUND", {x});
+    ir::VarId off = elemwise(c, "ABS", {elemwise(c, "SUB", {x, away})});
+    ir::VarId tie = bool_elemwise(c, "EQ", {off, scalar_as(c, 0.5, elem_type)});
+    ir::VarId half = elemwise(c, "ROUND", {elemwise(c, "MUL", {x, scalar_as(c, 0.5, elem_type)})});
+    ir::VarId even = elemwise(c, "MUL", {half, scalar_as(c, 2, elem_type)});
+    return c.emit("Where", {tie, even, away});
 }
 
 ir::VarId broadcast_to(Importer& c, ir::VarId v, const Shape& from, const Shape& to) {

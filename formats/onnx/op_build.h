@@ -16,9 +16,14 @@ namespace mgedump::formats::onnx_import {
 ir::VarId elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs);
 // ElemwiseMultiType EQ / LT / LEQ (two inputs) or ISNAN / ISINF (one): a Bool var.
 ir::VarId bool_elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs);
+// An Int32 constant of `shape` (rank 0: [1]) holding `values` (index tables built at import time).
+ir::VarId int32_tensor(Importer& c, const std::vector<int64_t>& values, const Shape& shape);
 // A shape-(1) constant holding `value` in the MegEngine dtype of `elem_type`
 // (Float16 / BFloat16: a Float32 constant and a TypeCvt).
 ir::VarId scalar_as(Importer& c, double value, int32_t elem_type);
+// ONNX's Round (half to even) of a float var x of `elem_type`, exactly, from
+// MegEngine's ROUND (half away from zero): see formats/onnx/op_build.cpp.
+ir::VarId round_half_to_even(Importer& c, ir::VarId x, int32_t elem_type);
 // `v` (of ONNX shape `from`) as `to`: itself when equal, else a Broadcast.
 ir::VarId broadcast_to(Importer& c, ir::VarId v, const Shape& from, const Shape& to);
 // The numpy broadcast of every input's shape; fails naming them when they do not broadcast.

@@ -62,9 +62,10 @@ constexpr LegacyOp kLegacyOps[] = {
     {"Elu", {1, 6}, 6},
     {"Selu", {1, 6}, 6},
     {"Softplus", {1}, 1},
-    // PRelu-6 has no broadcasting rule (a slope of one element, or of X's shape);
-    // the handler implements PRelu-7's unidirectional broadcasting.
-    {"PRelu", {1, 6}, 0},
+    // PRelu-6's slope has one element (shared) or one per channel (axis 1), which
+    // the upgrade views as (C, 1, ..) for PRelu-7's unidirectional broadcasting;
+    // PRelu-1 has consumed_inputs.
+    {"PRelu", {1, 6}, 6},
     {"Softsign", {1}, 1},
     // Max/Min/Sum/Mean-6 take inputs of one shape, which numpy broadcasting agrees with.
     {"Max", {1, 6}, 6},
@@ -131,6 +132,11 @@ constexpr LegacyOp kLegacyOps[] = {
     {"GatherElements", {}, 0},
     {"GatherND", {}, 0},
     {"ScatterND", {}, 0},
+    {"ScatterElements", {}, 0},
+    {"Scatter", {}, 0},
+    {"EyeLike", {}, 0},
+    {"ReverseSequence", {}, 0},
+    {"MaxUnpool", {}, 0},
     {"OneHot", {}, 0},
     {"NonZero", {}, 0},
     {"Einsum", {}, 0},

@@ -13,6 +13,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "formats/onnx/batch_norm.h"
+#include "formats/onnx/conv_mapping.h"
 #include "formats/onnx/values.h"
 #include "formats/onnx/window.h"
 
@@ -95,7 +96,11 @@ std::vector<int64_t> kernel_of(Importer& c, const Value& w) {
     return kernel;
 }
 
-void conv(Importer& c) {
+}  // namespace
+
+// Conv's mapping; `with_bias` false (ConvInteger, QLinearConv: their inputs #2.. are
+// zero points and scales) reads no bias and folds no BatchNormalization.
+ConvResult conv_mapped(Importer& c, bool with_bias) {
     c.check_attrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
     const Value &x = c.input(0), &w = c.input(1);
     check_ranks(c, x, w);
@@ -123,7 +128,7 @@ void conv(Importer& c) {
     ir::VarId wv;
     std::optional<ir::VarId> bv;
     std::optional<FoldedConv> folded;
-    if (c.options().fold_batch_norm) folded = fold_following_batch_norm(c);
+    if (with_bias && c.options().fold_batch_norm) folded = fold_following_batch_norm(c);
     if (folded) {
         folded->weight.shape = wshape;
         folded->bias.shape = layout.bias(oc);
@@ -131,7 +136,7 @@ void conv(Importer& c) {
         bv = c.materialize(folded->bias, "bias");
     } else {
         wv = reshaped(c, 1, wshape);
-        if (c.has_input(2)) {
+        if (with_bias && c.has_input(2)) {
             if (c.input(2).shape != Shape{oc}) c.fail(fmt::format("bias (input #2) must have shape [{}]", oc));
             bv = reshaped(c, 2, layout.bias(oc));
         }
@@ -144,11 +149,19 @@ void conv(Importer& c) {
         y = bv ? c.emit("ConvBias", {in, wv, *bv}, params) : c.emit("Convolution", {in, wv}, params);
     }
     if (layout.lifted()) y = c.reshape(y, out);
-    c.set_output_var(0, y, x.elem_type, out);
     if (folded) {
+        c.set_output_var(0, y, x.elem_type, out);
         c.fused_batch_norms()[folded->batch_norm_output] = c.node().output(0);
         c.alias_output_name(folded->batch_norm_output, 0);
     }
+    return {y, out};
+}
+
+namespace {
+
+void conv(Importer& c) {
+    ConvResult r = conv_mapped(c, /*with_bias=*/true);
+    c.set_output_var(0, r.var, c.input(0).elem_type, r.shape);
 }
 
 int64_t floor_div2(int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
@@ -244,6 +257,9 @@ void conv_transpose(Importer& c) {
 // Not after a foldable Conv: y = x * scale' + bias' as one FUSE_MUL_ADD3, with
 // scale' and bias' computed at import time.
 void batch_norm(Importer& c) {
+    if (c.attr_int("training_mode", 0) != 0) return batch_norm_training(c);
+    for (size_t i = 1; i < 5; ++i)
+        if (c.has_input(i) && !c.is_const(i)) return batch_norm_of_runtime_statistics(c);
     BatchNormScale bn = read_batch_norm(c);
     const Value& x = c.input(0);
     Shape s(x.shape.size(), 1);

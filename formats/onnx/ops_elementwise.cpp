@@ -62,6 +62,7 @@ bool fold_integer_binary(Importer& c, std::string_view op, const Shape& out_shap
 template <const char* kMode>
 void binary(Importer& c) {
     c.check_attrs({});
+    if (any_runtime_shape(c, 2)) return elemwise_of_runtime_shapes(c, kMode, 2, /*float_only=*/false);
     const Value &a = c.input(0), &b = c.input(1);
     auto shape = broadcast_shapes(a.shape, b.shape);
     if (!shape)
@@ -75,6 +76,7 @@ void binary(Importer& c) {
 template <const char* kMode>
 void unary(Importer& c) {
     c.check_attrs({});
+    if (any_runtime_shape(c, 1)) return elemwise_of_runtime_shapes(c, kMode, 1, /*float_only=*/false);
     const Value& x = c.input(0);
     c.set_output_var(0, c.emit("Elemwise", {c.var(0)}, {{"mode", kMode}}), x.elem_type, x.shape);
 }
@@ -99,6 +101,7 @@ bool positive_const(Importer& c, size_t i) {
 // sign(a)·sign(b)·⌊|a| / |b|⌋.
 void divide(Importer& c) {
     c.check_attrs({});
+    if (any_runtime_shape(c, 2)) return elemwise_of_runtime_shapes(c, "TRUE_DIV", 2, /*float_only=*/true);
     const Value &a = c.input(0), &b = c.input(1);
     auto shape = broadcast_shapes(a.shape, b.shape);
     if (!shape)
@@ -248,21 +251,54 @@ void identity(Importer& c) {
     c.set_output(0, c.input(0));
 }
 
-// Inference: Dropout is the identity. A model that reads the mask or asks for
-// training mode needs what we do not do.
+// Inference Dropout is the identity. From opset 12 on its mask output is defined
+// there too: all true (ONNX's reference returns np.ones(x.shape, bool)), an
+// import-time constant; Dropout-7/10 leave the mask of inference unspecified.
+// Training mode with a ratio of 0 is the identity as well (ONNX's definition drops
+// nothing then; PyTorch exports swin_t's attention dropout so); any other ratio
+// draws random masks, which no MegEngine graph reproduces.
 void dropout(Importer& c) {
     c.check_attrs({"ratio", "seed"});
-    if (c.output_count() > 1 && !c.node().output(1).empty() && c.consumers(c.node().output(1)) > 0)
-        c.fail("the mask output (#1) is used; only inference Dropout (output #0) is supported");
-    if (c.has_input(2) && c.const_ints(2, "training_mode") != std::vector<int64_t>{0})
-        c.fail("training_mode is true; only inference Dropout is supported");
+    const bool mask_used = c.output_count() > 1 && !c.node().output(1).empty() && c.consumers(c.node().output(1)) > 0;
+    if (mask_used && c.opset() < 12)
+        c.fail(fmt::format("the mask output (#1) is used; Dropout of opset {} does not define the mask of "
+                           "inference, only output #0 is supported",
+                           c.opset()));
+    if (c.has_input(2) && c.const_ints(2, "training_mode") != std::vector<int64_t>{0}) {
+        std::optional<std::vector<double>> ratio;
+        if (c.has_input(1)) ratio = decode_floats(c.input(1));
+        if (!ratio || *ratio != std::vector<double>{0.0})
+            c.fail(c.has_input(1) && ratio && ratio->size() == 1
+                       ? fmt::format("training_mode is true with ratio {}: random masks; only a ratio of 0 (the "
+                                     "identity) or inference Dropout is supported",
+                                     ratio->front())
+                       : std::string("training_mode is true and the ratio is not a constant 0 (the default is "
+                                     "0.5): random masks; only inference Dropout is supported"));
+    }
     c.set_output(0, c.input(0));
+    if (mask_used) {
+        const Shape& shape = c.input(0).shape;
+        auto ones = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(element_count(shape)), std::byte{1});
+        c.set_output(1, bytes_const(P::BOOL, shape, ones));
+        return;
+    }
     for (size_t k = 1; k < c.output_count(); ++k)
         if (!c.node().output(static_cast<int>(k)).empty()) c.set_output(k, c.input(0));
 }
 
 // Input 0 as element type `to` (Cast's `to`, CastLike's input 1's type).
 void cast_to(Importer& c, int32_t to) {
+    if (const Value& rx = c.runtime_input(0); rx.runtime_shape) {
+        const ir::DTypeEnum dtype = onnx_var_dtype(to, c);
+        if (dtype == onnx_var_dtype(rx.elem_type, c)) {
+            Value v = rx;
+            v.elem_type = to;
+            v.var = c.var(0);
+            return c.set_output(0, v);
+        }
+        ir::VarId y = c.emit("TypeCvt", {c.var(0)}, {{"dtype", ir::DType::of(dtype)}});
+        return set_runtime_output(c, 0, y, to, rx.shape.size());
+    }
     const Value& x = c.input(0);
     if (to == x.elem_type) return c.set_output(0, x);
     if (x.is_const) {

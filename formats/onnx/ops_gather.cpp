@@ -9,25 +9,23 @@
 //     by idx[..., j].
 //   ScatterND(data, idx, updates, reduction none / add): the GatherND indexing
 //     written: Set, or Incr (which accumulates duplicates, as ONNX's add does).
+//   ScatterElements / Scatter(data, idx, updates, axis, reduction none / add): the
+//     GatherElements indexing written, Set or Incr likewise.
+//   ReverseSequence(x, lens): batch and time axes indexed, time by the reversed step.
+//   MaxUnpool(x, idx[, output_shape]): x Set at idx into flattened zeros.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <onnx/onnx_pb.h>
 
 #include <cstring>
+#include <functional>
 
+#include "formats/onnx/op_build.h"
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {
-
-ir::VarId int32_tensor(Importer& c, const std::vector<int64_t>& values, const Shape& shape) {
-    std::vector<std::byte> bytes(values.size() * 4);
-    for (size_t k = 0; k < values.size(); ++k) {
-        const auto v = static_cast<int32_t>(values[k]);
-        std::memcpy(bytes.data() + 4 * k, &v, 4);
-    }
-    return c.const_var(ir::DTypeEnum::Int32, shape.empty() ? Shape{1} : shape, std::move(bytes));
-}
 
 // 0..n-1 laid along axis `axis` of a rank-`rank` tensor (1 elsewhere).
 ir::VarId arange_along(Importer& c, int64_t n, size_t axis, size_t rank) {
@@ -46,6 +44,46 @@ void check_int_indices(Importer& c, size_t i) {
         c.fail(fmt::format("indices (input #{}) are {}, expected INT32 or INT64", i, onnx_elem_name(t)));
 }
 
+// MegEngine's loader takes at most this many index items (IndexDescMaskItem) per operator.
+constexpr size_t kMaxIndexItems = 6;
+
+// GatherElements of more axes than an indexing takes: runs of adjacent axes other
+// than `axis` where the indices span the whole data axis are one axis of a Reshape
+// of both (row-major order keeps each element's place); the result is seen back in
+// the indices' shape.
+void gather_elements_merged(Importer& c, size_t axis) {
+    const Value &x = c.input(0), &ind = c.input(1);
+    const size_t r = x.shape.size();
+    Shape data, index;
+    std::vector<bool> whole;  // per merged axis: a run of whole non-gathered axes
+    size_t merged_axis = 0;
+    for (size_t d = 0; d < r; ++d) {
+        const bool full = d != axis && ind.shape[d] == x.shape[d];
+        if (full && !whole.empty() && whole.back()) {
+            data.back() *= x.shape[d];
+            index.back() *= ind.shape[d];
+            continue;
+        }
+        if (d == axis) merged_axis = data.size();
+        data.push_back(x.shape[d]);
+        index.push_back(ind.shape[d]);
+        whole.push_back(full);
+    }
+    const size_t m = data.size();
+    if (m > kMaxIndexItems)
+        c.fail(fmt::format("GatherElements over {} axes ({} after merging the whole ones) needs more index items "
+                           "than MegEngine's indexing takes ({})",
+                           r, m, kMaxIndexItems));
+    std::vector<ir::VarId> inputs{c.reshape(c.var(0), data)};
+    std::vector<ir::IndexDescMaskItem> items;
+    for (size_t d = 0; d < m; ++d) {
+        inputs.push_back(d == merged_axis ? c.reshape(c.var(1), index) : arange_along(c, index[d], d, m));
+        items.push_back(index_item(d));
+    }
+    const ir::VarId y = c.emit("IndexingMultiAxisVec", inputs, {{"items", items}});
+    c.set_output_var(0, c.reshape(y, ind.shape), x.elem_type, ind.shape);
+}
+
 void gather_elements(Importer& c) {
     c.check_attrs({"axis"});
     const Value &x = c.input(0), &ind = c.input(1);
@@ -58,6 +96,7 @@ void gather_elements(Importer& c) {
         if (d != axis && ind.shape[d] > x.shape[d])
             c.fail(fmt::format("indices [{}] are larger than the data [{}] at axis {}", fmt::join(ind.shape, ","),
                                fmt::join(x.shape, ","), d));
+    if (r > kMaxIndexItems) return gather_elements_merged(c, axis);
     std::vector<ir::VarId> inputs{c.var(0)};
     std::vector<ir::IndexDescMaskItem> items;
     for (size_t d = 0; d < r; ++d) {
@@ -65,6 +104,151 @@ void gather_elements(Importer& c) {
         items.push_back(index_item(d));
     }
     c.set_output_var(0, c.emit("IndexingMultiAxisVec", inputs, {{"items", items}}), x.elem_type, ind.shape);
+}
+
+// ScatterElements (and Scatter, opset 9 and 10, the same operator): the
+// GatherElements indexing written, updates having the indices' shape:
+// IndexingSetMultiAxisVec, or IndexingIncrMultiAxisVec for reduction add (which
+// accumulates duplicate indices, as add does; with reduction none ONNX leaves
+// duplicates undefined).
+void scatter_elements(Importer& c) {
+    c.check_attrs({"axis", "reduction"});
+    const Value &x = c.input(0), &ind = c.input(1), &upd = c.input(2);
+    check_int_indices(c, 1);
+    const std::string reduction = c.attr_string("reduction", "none");
+    if (reduction != "none" && reduction != "add")
+        c.fail(fmt::format("reduction '{}' is not supported (MegEngine writes through indexing by setting or "
+                           "adding only)",
+                           reduction));
+    if (upd.elem_type != x.elem_type) c.fail("updates must have the data's element type");
+    const size_t r = x.shape.size();
+    if (r == 0) c.fail("cannot scatter into a scalar");
+    if (ind.shape.size() != r)
+        c.fail(fmt::format("indices [{}] must have the data's rank {}", fmt::join(ind.shape, ","), r));
+    if (upd.shape != ind.shape)
+        c.fail(fmt::format("updates [{}] must have the indices' shape [{}]", fmt::join(upd.shape, ","),
+                           fmt::join(ind.shape, ",")));
+    const auto axis = static_cast<size_t>(normalize_axis(c.attr_int("axis", 0), static_cast<int64_t>(r), c, "axis"));
+    for (size_t d = 0; d < r; ++d)
+        if (d != axis && ind.shape[d] > x.shape[d])
+            c.fail(fmt::format("indices [{}] are larger than the data [{}] at axis {}", fmt::join(ind.shape, ","),
+                               fmt::join(x.shape, ","), d));
+    if (element_count(ind.shape) == 0) return c.set_output(0, x);  // nothing written
+    std::vector<ir::VarId> inputs{c.var(0), c.var(2)};
+    std::vector<ir::IndexDescMaskItem> items;
+    for (size_t d = 0; d < r; ++d) {
+        inputs.push_back(d == axis ? c.var(1) : arange_along(c, ind.shape[d], d, r));
+        items.push_back(index_item(d));
+    }
+    const char* op = reduction == "add" ? "IndexingIncrMultiAxisVec" : "IndexingSetMultiAxisVec";
+    c.set_output_var(0, c.emit(op, inputs, {{"items", items}}), x.elem_type, x.shape);
+}
+
+// ReverseSequence: entry b of the batch axis has its first L_b = sequence_lens[b]
+// steps of the time axis reversed and the rest kept. One IndexingMultiAxisVec over
+// both axes (0 and 1 in some order): the batch axis by 0..B−1, the time axis by
+// t + LT(t, L)·(L − 1 − 2t) (Int32, exact; t the constant 0..T−1), both laid along
+// their own axis so that they broadcast to (d0, d1), which puts the result in x's shape.
+void reverse_sequence(Importer& c) {
+    c.check_attrs({"batch_axis", "time_axis"});
+    const Value& x = c.input(0);
+    check_int_indices(c, 1);
+    const size_t r = x.shape.size();
+    if (r < 2) c.fail(fmt::format("the input has rank {}; ReverseSequence needs at least 2", r));
+    const int64_t batch_axis = c.attr_int("batch_axis", 1), time_axis = c.attr_int("time_axis", 0);
+    if (!((batch_axis == 0 && time_axis == 1) || (batch_axis == 1 && time_axis == 0)))
+        c.fail(fmt::format("batch_axis {} and time_axis {} must be 0 and 1 in some order", batch_axis, time_axis));
+    const auto b_axis = static_cast<size_t>(batch_axis), t_axis = static_cast<size_t>(time_axis);
+    const int64_t batch = x.shape[b_axis], steps = x.shape[t_axis];
+    if (c.input(1).shape != Shape{batch})
+        c.fail(fmt::format("sequence_lens has shape [{}], expected [{}] (the batch axis)",
+                           fmt::join(c.input(1).shape, ","), batch));
+    Shape along_batch(2, 1);
+    along_batch[b_axis] = batch;
+    const ir::VarId len = c.reshape(c.emit("TypeCvt", {c.var(1)}, {{"dtype", ir::DType::of(ir::DTypeEnum::Int32)}}),
+                                    along_batch);
+    const ir::VarId t = arange_along(c, steps, t_axis, 2);
+    auto op = [&](const char* mode, std::vector<ir::VarId> in) {
+        return c.emit("Elemwise", std::move(in), {{"mode", mode}});
+    };
+    const ir::VarId reversed = op("SUB", {op("SUB", {len, c.const_i32({1})}), op("MUL", {t, c.const_i32({2})})});
+    const ir::VarId time_index = op("ADD", {t, op("MUL", {op("LT", {t, len}), reversed})});
+    std::vector<ir::VarId> inputs{c.var(0), {}, {}};
+    inputs[1 + t_axis] = time_index;
+    inputs[1 + b_axis] = arange_along(c, batch, b_axis, 2);
+    c.set_output_var(0, c.emit("IndexingMultiAxisVec", inputs, {{"items", std::vector{index_item(0), index_item(1)}}}),
+                     x.elem_type, x.shape);
+}
+
+// MaxUnpool: zeros of the output shape with X written at I, the indices into the
+// flattened default output D (in − 1)·stride − pad_begin − pad_end + kernel per
+// spatial axis (as MaxPool's Indices output gives them): on the flattened zeros (a
+// Broadcast of 0) one IndexingSetMultiAxisVec of X flattened at I flattened, then a
+// Reshape to the output shape. A given output_shape O (#2, a constant or known only
+// at run time: its product a Reduce PRODUCT) keeps each element at its coordinates
+// in D (ONNX's reference: the extra rows and columns are zeros at the end), so each
+// index is split into D's coordinates (FLOOR_DIV) and recomposed with O's dims, on Int32.
+void max_unpool(Importer& c) {
+    c.check_attrs({"kernel_shape", "pads", "strides"});
+    const Value &x = c.input(0), &ind = c.input(1);
+    check_int_indices(c, 1);
+    const size_t r = x.shape.size();
+    if (r < 3) c.fail(fmt::format("X has rank {}; MaxUnpool needs (N, C, spatial..)", r));
+    if (ind.shape != x.shape)
+        c.fail(fmt::format("I [{}] must have X's shape [{}]", fmt::join(ind.shape, ","), fmt::join(x.shape, ",")));
+    const size_t spatial = r - 2;
+    const std::vector<int64_t> kernel = c.attr_ints("kernel_shape");
+    const std::vector<int64_t> strides = c.attr_ints("strides", std::vector<int64_t>(spatial, 1));
+    const std::vector<int64_t> pads = c.attr_ints("pads", std::vector<int64_t>(2 * spatial, 0));
+    if (kernel.size() != spatial || strides.size() != spatial || pads.size() != 2 * spatial)
+        c.fail(fmt::format("kernel_shape, strides and pads must have {} spatial entries ({} for pads)", spatial,
+                           2 * spatial));
+    Shape dflt{x.shape[0], x.shape[1]};
+    for (size_t k = 0; k < spatial; ++k)
+        dflt.push_back((x.shape[k + 2] - 1) * strides[k] - pads[k] - pads[k + spatial] + kernel[k]);
+    const int64_t n = element_count(x.shape);
+    // The flat index `at` in D re-laid in the output dims `dims` (k → its [1] var).
+    auto relaid = [&](ir::VarId at, const std::function<ir::VarId(size_t)>& dims) {
+        std::vector<ir::VarId> coord(r);
+        ir::VarId rest = at;
+        for (size_t k = r; k-- > 1;) {
+            const ir::VarId d = c.const_i32({dflt[k]});
+            const ir::VarId q = c.emit("Elemwise", {rest, d}, {{"mode", "FLOOR_DIV"}});
+            coord[k] = c.emit("Elemwise", {rest, c.emit("Elemwise", {q, d}, {{"mode", "MUL"}})}, {{"mode", "SUB"}});
+            rest = q;
+        }
+        ir::VarId flat = rest;
+        for (size_t k = 1; k < r; ++k)
+            flat = c.emit("Elemwise", {flat, dims(k), coord[k]}, {{"mode", "FUSE_MUL_ADD3"}});
+        return flat;
+    };
+    // Emitted in the order a dump lists them: the zeros, X, then the indices.
+    auto scatter = [&](ir::VarId count, const std::function<ir::VarId(ir::VarId)>& place) {
+        const ir::VarId zeros = c.emit("Broadcast", {scalar_as(c, 0.0, x.elem_type), count});
+        const ir::VarId value = c.reshape(c.var(0), {n});
+        const ir::VarId at = place(c.reshape(int32_var(c, 1, "I"), {n}));
+        return c.emit("IndexingSetMultiAxisVec", {zeros, value, at}, {{"items", std::vector{index_item(0)}}});
+    };
+    if (is_runtime_value(c, 2)) {
+        operand_length(c, 2, "output_shape", static_cast<int64_t>(r));
+        const ir::VarId shape = int32_var(c, 2, "output_shape");
+        const ir::VarId count = c.emit("Reduce", {shape}, {{"mode", "PRODUCT"}, int_param("axis", 0)});
+        const ir::VarId y = scatter(count, [&](ir::VarId at) {
+            return relaid(at, [&](size_t k) { return element(c, shape, static_cast<int64_t>(k)); });
+        });
+        return set_runtime_output(c, 0, c.emit("Reshape", {y, shape}), x.elem_type, r);
+    }
+    Shape out = dflt;
+    if (c.has_input(2)) {
+        out = c.const_ints(2, "output_shape");
+        if (out.size() != r) c.fail(fmt::format("output_shape has {} entries for rank {}", out.size(), r));
+    }
+    for (int64_t d : out)
+        if (d <= 0) c.fail(fmt::format("the output shape [{}] has a dim that is not positive", fmt::join(out, ",")));
+    const ir::VarId y = scatter(c.const_i32({element_count(out)}), [&](ir::VarId at) {
+        return out == dflt ? at : relaid(at, [&](size_t k) { return c.const_i32({out[k]}); });
+    });
+    c.set_output_var(0, c.reshape(y, out), x.elem_type, out);
 }
 
 // The index vars of GatherND / ScatterND's indexing (batch aranges, then one per
@@ -153,6 +337,10 @@ constexpr OpHandler kHandlers[] = {
     {"GatherElements", gather_elements},
     {"GatherND", gather_nd},
     {"ScatterND", scatter_nd},
+    {"ScatterElements", scatter_elements},
+    {"Scatter", scatter_elements},
+    {"ReverseSequence", reverse_sequence},
+    {"MaxUnpool", max_unpool},
 };
 
 }  // namespace

@@ -64,18 +64,31 @@ void slice(Importer& c) {
         c.fail("starts, ends, axes and steps differ in length");
     std::vector<AxisSlice> slices;
     Shape out = x.shape;
+    std::vector<bool> sliced(rank, false);
     for (size_t k = 0; k < starts.size(); ++k) {
         int64_t a = normalize_axis(axes[k], rank, c, "axis");
         if (steps[k] == 0) c.fail("step 0");
+        // ONNX leaves a repeated axis undefined.
+        if (sliced[a]) c.fail(fmt::format("axis {} is sliced twice", a));
+        sliced[a] = true;
         AxisSlice s = clamp_slice(a, starts[k], ends[k], steps[k], x.shape[a]);
         out[a] = slice_len(s);
         slices.push_back(s);
     }
-    if (x.is_const && rank == 1) {
-        std::vector<int64_t> picks;
-        const AxisSlice& s = slices.at(0);
-        for (int64_t i = s.begin; s.step > 0 ? i < s.end : i > s.end; i += s.step) picks.push_back(i);
-        return c.set_output(0, pick(x, picks, out));
+    if (x.is_const && (rank == 1 || is_foldable_shape_const(x))) {
+        // Every index of each axis, then the picks of the sliced ones.
+        std::vector<std::vector<int64_t>> picks(rank);
+        std::vector<int64_t> axes_in_order(rank);
+        for (int64_t a = 0; a < rank; ++a) {
+            axes_in_order[a] = a;
+            for (int64_t i = 0; i < x.shape[a]; ++i) picks[a].push_back(i);
+        }
+        for (const AxisSlice& s : slices) {
+            std::vector<int64_t> kept;
+            for (int64_t i = s.begin; s.step > 0 ? i < s.end : i > s.end; i += s.step) kept.push_back(i);
+            picks[s.axis] = std::move(kept);
+        }
+        return c.set_output(0, gather_const(x, picks, axes_in_order));
     }
     std::vector<ir::VarId> inputs{c.var(0)};
     std::vector<ir::IndexDescMaskItem> items;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "formats/onnx/op_build.h"
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -25,6 +26,7 @@ void set_like_input(Importer& c, ir::VarId y) {
 template <const char* kMode>
 void float_unary(Importer& c) {
     c.check_attrs({});
+    if (any_runtime_shape(c, 1)) return elemwise_of_runtime_shapes(c, kMode, 1, /*float_only=*/true);
     require_float(c, 0);
     set_like_input(c, elemwise(c, kMode, {c.var(0)}));
 }
@@ -56,22 +58,12 @@ void reciprocal(Importer& c) {
     set_like_input(c, elemwise(c, "TRUE_DIV", {scalar_as(c, 1, c.input(0).elem_type), c.var(0)}));
 }
 
-// ONNX rounds half to even; MegEngine's ROUND is roundf (half away from zero).
-// They differ only at ties, where x − ROUND(x) is ±0.5 (exact: ROUND(x) is x itself,
-// 0, or within a factor 2 of x). At a tie k + ½ the even neighbour is 2·ROUND(x/2)
-// (x/2 = k/2 + ¼ rounds to k/2 for even k, to (k+1)/2 for odd k; x/2 is exact).
-// Infinities and NaN give NaN for x − ROUND(x), so no tie, and keep ROUND(x).
+// ONNX rounds half to even; MegEngine's ROUND is roundf (half away from zero):
+// round_half_to_even (op_build.h) corrects the ties exactly.
 void round_half_even(Importer& c) {
     c.check_attrs({});
     require_float(c, 0);
-    const int32_t t = c.input(0).elem_type;
-    ir::VarId x = c.var(0);
-    ir::VarId away = elemwise(c, "ROUND", {x});
-    ir::VarId off = elemwise(c, "ABS", {elemwise(c, "SUB", {x, away})});
-    ir::VarId tie = bool_elemwise(c, "EQ", {off, scalar_as(c, 0.5, t)});
-    ir::VarId half = elemwise(c, "ROUND", {elemwise(c, "MUL", {x, scalar_as(c, 0.5, t)})});
-    ir::VarId even = elemwise(c, "MUL", {half, scalar_as(c, 2, t)});
-    set_like_input(c, c.emit("Where", {tie, even, away}));
+    set_like_input(c, round_half_to_even(c, c.var(0), c.input(0).elem_type));
 }
 
 // alpha·(exp(min(x, 0)) − 1) + max(x, 0): exp(x) − 1 where x ≤ 0, x where x > 0.

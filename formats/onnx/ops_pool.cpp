@@ -9,7 +9,9 @@
 #include <limits>
 #include <optional>
 
+#include "formats/onnx/maxpool_indices.h"
 #include "formats/onnx/op_build.h"
+#include "formats/onnx/runtime_axes.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 #include "formats/onnx/window.h"
@@ -167,6 +169,8 @@ void pool(Importer& c, bool is_max) {
     else
         c.check_attrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
     const Value& x = c.input(0);
+    if (is_max && c.output_count() > 1 && !c.node().output(1).empty() && c.consumers(c.node().output(1)) > 0)
+        return max_pool_with_indices(c);
     if (c.output_count() > 1 && !c.node().output(1).empty())
         c.fail("the Indices output (#1) is not supported");
     if (c.attr_int("storage_order", 0) != 0) c.fail("storage_order=1 is not supported");
@@ -248,7 +252,12 @@ void reduce(Importer& c, const char* mode) {
     const Value& x = c.input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     std::vector<int64_t> axes = c.attr_ints("axes");
-    if (c.has_input(1)) axes = param_ints(c, 1, "axes", "Reduce takes its axis as a param");
+    if (c.has_input(1)) {
+        // Axes known only at run time: formats/onnx/runtime_axes.cpp, unless their length fixes them.
+        if (!is_runtime_value(c, 1)) axes = c.const_ints(1, "axes");
+        else if (auto fixed = axes_fixed_by_length(c, rank)) axes = *fixed;
+        else return reduce_over_runtime_axes(c, nullptr, mode, nullptr);
+    }
     if (axes.empty()) {
         if (c.attr_int("noop_with_empty_axes", 0)) return c.set_output(0, x);
         for (int64_t a = 0; a < rank; ++a) axes.push_back(a);

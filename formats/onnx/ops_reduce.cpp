@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "formats/onnx/op_build.h"
+#include "formats/onnx/runtime_axes.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
@@ -31,7 +32,8 @@ struct Reduction {
 // noop_with_empty_axes) none: nullopt.
 std::optional<std::vector<int64_t>> reduced_axes(Importer& c, int64_t rank) {
     std::vector<int64_t> axes = c.attr_ints("axes");
-    if (c.has_input(1)) axes = param_ints(c, 1, "axes", "Reduce takes its axis as a param");
+    // Axes known only at run time reach here when their length fixes them.
+    if (c.has_input(1)) axes = is_runtime_value(c, 1) ? *axes_fixed_by_length(c, rank) : c.const_ints(1, "axes");
     if (axes.empty()) {
         if (c.attr_int("noop_with_empty_axes", 0)) return std::nullopt;
         for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
@@ -49,6 +51,8 @@ void reduce(Importer& c, const Reduction& r) {
     else if (!is_float_type(x.elem_type) && !is_integer_type(x.elem_type))
         c.fail(fmt::format("{} of {} is not defined", c.node().op_type(), onnx_elem_name(x.elem_type)));
     const int64_t rank = static_cast<int64_t>(x.shape.size());
+    if (is_runtime_value(c, 1) && !axes_fixed_by_length(c, rank))
+        return reduce_over_runtime_axes(c, r.before, r.mode, r.after);
     auto axes = reduced_axes(c, rank);
     if (!axes) {
         // The operator's text says the input is returned; ONNX's reference applies the
@@ -129,7 +133,8 @@ void log_softmax(Importer& c) {
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
 
-// MegEngine's Cumsum has ONNX's exclusive and reverse flags.
+// MegEngine's Cumsum has ONNX's exclusive and reverse flags. An axis known only at
+// run time: formats/onnx/runtime_axes.cpp.
 void cum_sum(Importer& c) {
     c.check_attrs({"exclusive", "reverse"});
     const Value& x = c.input(0);
@@ -137,10 +142,11 @@ void cum_sum(Importer& c) {
         c.fail(fmt::format("CumSum of {} is not defined", onnx_elem_name(x.elem_type)));
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     if (rank == 0) c.fail("needs an input of rank ≥ 1");
-    auto a = param_ints(c, 1, "axis", "Cumsum takes its axis as a param");
+    const bool exclusive = c.attr_int("exclusive", 0) != 0, reverse = c.attr_int("reverse", 0) != 0;
+    if (is_runtime_value(c, 1)) return cumsum_along_runtime_axis(c, exclusive, reverse);
+    auto a = c.const_ints(1, "axis");
     if (a.size() != 1) c.fail(fmt::format("axis must hold one value, holds {}", a.size()));
     const int64_t axis = normalize_axis(a[0], rank, c, "axis");
-    const bool exclusive = c.attr_int("exclusive", 0) != 0, reverse = c.attr_int("reverse", 0) != 0;
     ir::VarId y = c.emit("Cumsum", {c.var(0)},
                          {int_param("axis", axis), {"exclusive", exclusive}, {"reverse", reverse}});
     c.set_output_var(0, y, x.elem_type, x.shape);

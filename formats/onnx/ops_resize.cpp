@@ -7,7 +7,8 @@
 // they agree on every position, the node is one Resize. Otherwise it decomposes
 // exactly, one axis at a time: nearest is an IndexingMultiAxisVec of the source
 // indices, linear two of them weighted (Elemwise MUL, FUSE_MUL_ADD3). Cubic is
-// converted only where Resize computes it.
+// converted only where Resize computes it. `sizes` known only at run time goes to
+// formats/onnx/resize_runtime.cpp; `scales` known only at run time is refused.
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
@@ -15,6 +16,8 @@
 #include <cmath>
 #include <map>
 
+#include "formats/onnx/resize_runtime.h"
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -22,9 +25,9 @@ namespace {
 
 using P = onnx::TensorProto;
 
-enum class Coord { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNn };
-enum class Rounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
-enum class Mode { Nearest, Linear, Cubic };
+using Coord = ResizeCoord;
+using Rounding = ResizeRounding;
+using Mode = ResizeMode;
 
 // One axis: sizes, ONNX's scale (the given one, or out/in for `sizes`) and the
 // resized length its reference uses for align_corners and pytorch_half_pixel
@@ -261,6 +264,18 @@ void resize(Importer& c) {
         c.fail(fmt::format("cubic_coeff_a {} is not supported (MegEngine's cubic uses -0.75)",
                            c.attr_float("cubic_coeff_a", -0.75)));
 
+    // ONNX's reference computes a runtime scale's output length ⌊in·scale⌋ and its source
+    // coordinates (x + ½)/scale in double; Float32 arithmetic on a runtime scale can round
+    // a length or a nearest tie differently, so only sizes are mapped at run time.
+    const size_t scales_at = v10 ? 1 : 2;
+    if (!(c.opset() >= 11 && c.has_input(3)) && is_runtime_value(c, scales_at))
+        c.fail(fmt::format(
+            "scales (input #{}) must be a constant known at import time: ONNX derives the output length "
+            "floor(in * scale) and the source coordinates from a float scale in double precision, which MegEngine "
+            "(no Float64) cannot reproduce exactly at run time; give sizes instead (mapped at run time)",
+            scales_at));
+    if (c.opset() >= 11 && c.has_input(3) && is_runtime_value(c, 3))
+        return resize_to_runtime_sizes(c, mode, coord, rounding);
     const std::vector<Axis> axes = read_axes(c, x.shape);
     Shape out;
     for (const Axis& a : axes) out.push_back(a.out);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "formats/onnx/runtime_axes.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
@@ -87,6 +88,13 @@ void transpose(Importer& c) {
         out.push_back(x.shape[p]);
         pattern.push_back(static_cast<int32_t>(p));
     }
+    if (is_foldable_shape_const(x)) {  // shape arithmetic (swin_t's pads): the value, now
+        std::vector<std::vector<int64_t>> every(out.size());
+        std::vector<int64_t> from(pattern.begin(), pattern.end());
+        for (size_t k = 0; k < out.size(); ++k)
+            for (int64_t i = 0; i < out[k]; ++i) every[k].push_back(i);
+        return c.set_output(0, gather_const(x, every, from));
+    }
     c.set_output_var(0, c.emit("Dimshuffle", {c.var(0)}, {{"pattern", pattern}}), x.elem_type, out);
 }
 
@@ -161,13 +169,15 @@ void split(Importer& c) {
 
 std::vector<int64_t> axes_of(Importer& c) {
     std::vector<int64_t> axes = c.attr_ints("axes");
-    // The axes decide which axes the output has; AxisAddRemove names them in its param.
-    if (c.has_input(1)) axes = param_ints(c, 1, "axes", "AxisAddRemove takes the axes as a param");
+    // The axes decide which axes the output has; AxisAddRemove names them in its param
+    // (known only at run time: a Reshape, formats/onnx/runtime_axes.cpp).
+    if (c.has_input(1)) axes = c.const_ints(1, "axes");
     return axes;
 }
 
 void squeeze(Importer& c) {
     c.check_attrs({"axes"});
+    if (is_runtime_value(c, 1)) return squeeze_runtime_axes(c);
     const Value& x = c.input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     std::vector<int64_t> axes = axes_of(c);
@@ -190,6 +200,7 @@ void squeeze(Importer& c) {
 
 void unsqueeze(Importer& c) {
     c.check_attrs({"axes"});
+    if (is_runtime_value(c, 1)) return unsqueeze_runtime_axes(c);
     const Value& x = c.input(0);
     std::vector<int64_t> axes = axes_of(c);
     const int64_t rank = static_cast<int64_t>(x.shape.size() + axes.size());
@@ -239,8 +250,15 @@ void pad(Importer& c) {
     const size_t rank = x.shape.size();
     if (rank > 7) c.fail("MegEngine's Padding handles at most 7 axes");
     std::vector<int64_t> pads = c.attr_ints("pads");
-    if (c.has_input(1)) pads = param_ints(c, 1, "pads", "Padding takes its offsets as a param");
     if (c.has_input(3)) c.fail("the axes input is not supported");
+    if (is_runtime_value(c, 1)) {
+        // MegEngine's Padding takes its offsets as a param: formats/onnx/runtime_axes.cpp gathers instead.
+        const std::string mode = c.attr_string("mode", "constant");
+        if (mode != "constant" && mode != "reflect" && mode != "edge")
+            c.fail(fmt::format("mode '{}' is not supported", mode));
+        return pad_by_runtime_pads(c, mode);
+    }
+    if (c.has_input(1)) pads = c.const_ints(1, "pads");
     if (pads.size() != 2 * rank)
         c.fail(fmt::format("pads has {} entries, expected {}", pads.size(), 2 * rank));
     double value = c.attr_float("value", 0.0);

@@ -1,6 +1,7 @@
 // Tensor construction and rearrangement: Expand (Broadcast), Tile (Reshape,
 // Broadcast, Reshape), ConstantOfShape / Range / Size / NonZero of known values
-// (import-time constants, like Shape), Trilu (MaskedFill with a constant mask),
+// (import-time constants, like Shape), EyeLike (a constant of the input's static
+// shape), Trilu (MaskedFill with a constant mask),
 // OneHot (Elemwise EQ against a constant 0..depth-1), TopK, DepthToSpace and
 // SpaceToDepth (Reshape, Dimshuffle, Reshape). Shapes are static, so every target
 // shape is known at import time.
@@ -24,15 +25,6 @@ std::vector<int64_t> strides_of(const Shape& s) {
     std::vector<int64_t> st(s.size(), 1);
     for (size_t k = s.size(); k-- > 1;) st[k - 1] = st[k] * s[k];
     return st;
-}
-
-ir::VarId int32_tensor(Importer& c, const std::vector<int64_t>& values, const Shape& shape) {
-    std::vector<std::byte> bytes(values.size() * 4);
-    for (size_t k = 0; k < values.size(); ++k) {
-        const auto v = static_cast<int32_t>(values[k]);
-        std::memcpy(bytes.data() + 4 * k, &v, 4);
-    }
-    return c.const_var(ir::DTypeEnum::Int32, shape, std::move(bytes));
 }
 
 // A scalar (or one-element) constant input as an integer.
@@ -171,6 +163,39 @@ void size(Importer& c) {
 }
 
 // NonZero's output length depends on the values: only a constant input converts.
+// EyeLike: ones on diagonal k (j − i = k) of the 2-D input's static shape, zeros
+// elsewhere, in `dtype` (default: the input's type); the input's values are not
+// read, so the output is an import-time constant.
+void eye_like(Importer& c) {
+    c.check_attrs({"dtype", "k"});
+    const Value& x = c.input(0);
+    if (x.shape.size() != 2) c.fail(fmt::format("the input has rank {}; EyeLike takes a 2-D tensor", x.shape.size()));
+    const auto type = static_cast<int32_t>(c.attr_int("dtype", x.elem_type));
+    // The bytes of one 1 in `type` (little-endian).
+    std::vector<std::byte> one;
+    auto put = [&one](auto v) {
+        one.resize(sizeof(v));
+        std::memcpy(one.data(), &v, sizeof(v));
+    };
+    switch (type) {
+        case P::FLOAT: put(1.0f); break;
+        case P::DOUBLE: put(1.0); break;
+        case P::FLOAT16: put(uint16_t{0x3C00}); break;
+        case P::BFLOAT16: put(uint16_t{0x3F80}); break;
+        case P::BOOL: case P::INT8: case P::UINT8: put(uint8_t{1}); break;
+        case P::INT16: case P::UINT16: put(uint16_t{1}); break;
+        case P::INT32: case P::UINT32: put(uint32_t{1}); break;
+        case P::INT64: case P::UINT64: put(uint64_t{1}); break;
+        default: c.fail(fmt::format("dtype {} is not a type EyeLike produces", onnx_elem_name(type)));
+    }
+    const int64_t rows = x.shape[0], cols = x.shape[1], k = c.attr_int("k", 0);
+    auto bytes = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(rows * cols) * one.size());
+    for (int64_t i = 0; i < rows; ++i)
+        if (const int64_t j = i + k; j >= 0 && j < cols)
+            std::memcpy(bytes->data() + static_cast<size_t>(i * cols + j) * one.size(), one.data(), one.size());
+    c.set_output(0, bytes_const(type, x.shape, bytes));
+}
+
 void non_zero(Importer& c) {
     c.check_attrs({});
     const Value& x = c.input(0);
@@ -390,6 +415,7 @@ constexpr OpHandler kHandlers[] = {
     {"Range", range},
     {"Size", size},
     {"NonZero", non_zero},
+    {"EyeLike", eye_like},
     {"Trilu", trilu},
     {"OneHot", one_hot},
     {"TopK", top_k},

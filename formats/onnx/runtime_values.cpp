@@ -3,19 +3,15 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
 
-bool is_runtime_value(const Importer& c, size_t i) { return c.has_input(i) && !c.is_const(i); }
+using P = onnx::TensorProto;
 
-std::vector<int64_t> param_ints(const Importer& c, size_t i, std::string_view what, std::string_view megengine_param) {
-    if (is_runtime_value(c, i))
-        c.fail(fmt::format("{} (input #{}) must be a constant known at import time: MegEngine's {}, so it "
-                           "cannot come from a graph input or a computed value",
-                           what, i, megengine_param));
-    return c.const_ints(i, what);
-}
+bool is_runtime_value(const Importer& c, size_t i) { return c.has_input(i) && !c.is_const(i); }
 
 ir::VarId int32_var(Importer& c, size_t i, std::string_view what) {
     const Value& v = c.input(i);
@@ -72,6 +68,30 @@ void set_runtime_output(Importer& c, size_t i, ir::VarId var, int32_t elem_type,
     v.shape.assign(rank, -1);
     v.runtime_shape = true;
     c.set_output(i, std::move(v));
+}
+
+bool any_runtime_shape(const Importer& c, size_t count) {
+    for (size_t i = 0; i < count; ++i)
+        if (c.has_input(i) && c.runtime_input(i).runtime_shape) return true;
+    return false;
+}
+
+void elemwise_of_runtime_shapes(Importer& c, std::string_view mode, size_t count, bool float_only) {
+    const int32_t elem = c.runtime_input(0).elem_type;
+    if (float_only && elem != P::FLOAT && elem != P::FLOAT16 && elem != P::DOUBLE && elem != P::BFLOAT16)
+        c.fail(fmt::format("input #0 is {}; this operator takes floats", onnx_elem_name(elem)));
+    std::vector<ir::VarId> inputs;
+    size_t rank = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const Value& v = c.runtime_input(i);
+        if (v.elem_type != elem)
+            c.fail(fmt::format("inputs #0 and #{} are {} and {}; the operator takes one type", i,
+                               onnx_elem_name(elem), onnx_elem_name(v.elem_type)));
+        rank = std::max(rank, v.shape.size());
+        inputs.push_back(c.var(i));
+    }
+    ir::VarId y = c.emit("Elemwise", std::move(inputs), {{"mode", std::string(mode)}});
+    set_runtime_output(c, 0, y, elem, rank);
 }
 
 }  // namespace mgedump::formats::onnx_import

@@ -8,7 +8,8 @@
 // known only at run time (Value::runtime_shape; static inference leaves them
 // unknown, the evaluator infers them again on the actual values). Where MegEngine
 // takes the operand as a param (Reduce's axis, Cumsum's axis, AxisAddRemove's
-// axes, Padding's offsets), refuse_runtime_param says so.
+// axes, Padding's offsets), the static rank bounds what the operand can say:
+// formats/onnx/runtime_axes.h computes it at run time.
 #pragma once
 
 #include <cstdint>
@@ -21,11 +22,6 @@ namespace mgedump::formats::onnx_import {
 
 // Input #i is given and its value is not known at import time.
 bool is_runtime_value(const Importer& c, size_t i);
-
-// The constant integers of input #i, which MegEngine's operator takes as a param
-// (`megengine_param` says so: "Reduce takes its axis as a param"); a runtime value
-// is refused with that reason.
-std::vector<int64_t> param_ints(const Importer& c, size_t i, std::string_view what, std::string_view megengine_param);
 
 // Input #i (any integer or float type) as an Int32 var of its static shape (a
 // rank-0 value is [1]); float values are truncated toward zero (TypeCvt), as ONNX's
@@ -48,6 +44,15 @@ ir::VarId iota(Importer& c, ir::VarId n);
 // Output #i is `var`, of rank `rank` with dims known only at run time (when
 // MegEngine's static inference does know its shape, that shape).
 void set_runtime_output(Importer& c, size_t i, ir::VarId var, int32_t elem_type, size_t rank);
+
+// Whether one of inputs #0..count−1 has a shape known only at run time.
+bool any_runtime_shape(const Importer& c, size_t count);
+// Output #0 = Elemwise `mode` of inputs #0..count−1 (of one element type), one of
+// which has a shape known only at run time: MegEngine's Elemwise broadcasts as
+// numpy does (right-aligned, a 1 stretched; other pairs refused) when it executes,
+// so the result has ONNX's shape, of the largest rank. `float_only` refuses other
+// element types (TRUE_DIV, the float functions).
+void elemwise_of_runtime_shapes(Importer& c, std::string_view mode, size_t count, bool float_only);
 
 // The mappings of operators with runtime operands (formats/onnx/runtime_ops.cpp),
 // which the operators' handlers call when is_runtime_value says so.

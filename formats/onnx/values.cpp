@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace mgedump::formats::onnx_import {
@@ -106,6 +107,31 @@ Value int64_const(const std::vector<int64_t>& values, Shape shape) {
 
 Value float_const(const std::vector<float>& values, Shape shape) {
     return bytes_const(P::FLOAT, std::move(shape), owned_bytes(values));
+}
+
+bool is_foldable_shape_const(const Value& v) {
+    return v.is_const && (v.elem_type == P::INT64 || v.elem_type == P::INT32) &&
+           element_count(v.shape) <= kMaxFoldedElements;
+}
+
+Value gather_const(const Value& x, const std::vector<std::vector<int64_t>>& indices,
+                   const std::vector<int64_t>& source_axis) {
+    const size_t elem = onnx_elem_size(x.elem_type), rank = indices.size();
+    std::vector<int64_t> stride(x.shape.size(), 1);
+    for (size_t a = x.shape.size(); a-- > 1;) stride[a - 1] = stride[a] * x.shape[a];
+    Shape out;
+    for (const auto& list : indices) out.push_back(static_cast<int64_t>(list.size()));
+    auto bytes = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(element_count(out)) * elem);
+    std::vector<size_t> at(rank, 0);  // the output position, odometer-style
+    for (size_t k = 0; k * elem < bytes->size(); ++k) {
+        int64_t from = 0;
+        for (size_t a = 0; a < rank; ++a) from += indices[a][at[a]] * stride[source_axis[a]];
+        std::copy_n(x.bytes.begin() + from * static_cast<int64_t>(elem), elem, bytes->begin() + k * elem);
+        for (size_t a = rank; a-- > 0;)
+            if (++at[a] < indices[a].size()) break;
+            else at[a] = 0;
+    }
+    return bytes_const(x.elem_type, std::move(out), bytes);
 }
 
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {

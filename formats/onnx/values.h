@@ -21,6 +21,15 @@ Value tensor_const(const OnnxTensorBytes& t);
 Value int64_const(const std::vector<int64_t>& values, Shape shape);
 Value float_const(const std::vector<float>& values, Shape shape);
 
+// Shape arithmetic folds at import time: integer constants of at most this many
+// elements (a pads or shape vector seen as a matrix, say). Weights stay operators.
+inline constexpr int64_t kMaxFoldedElements = 4096;
+bool is_foldable_shape_const(const Value& v);
+// A new constant gathered from `x`: output axis k runs over indices[k] of x's axis
+// source_axis[k] (a Transpose's permutation with every index; a Slice's picks per axis).
+Value gather_const(const Value& x, const std::vector<std::vector<int64_t>>& indices,
+                   const std::vector<int64_t>& source_axis);
+
 // Numpy broadcasting; nullopt when the shapes do not broadcast.
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
 // An axis attribute in [-rank, rank) → [0, rank); fails naming `what` otherwise.

@@ -22,6 +22,7 @@
 #include "formats/onnx/import.h"
 #include "formats/onnx/model_file.h"
 #include "ir/error.h"
+#include "onnx_counterparts.h"
 
 namespace mgedump {
 namespace {
@@ -56,7 +57,7 @@ const std::map<std::string, std::string> kKnownMismatches = {
 // A regression floor, measured on Debian's libonnx-testdata 1.12.0 (dpkg -l
 // libonnx-testdata): the importer converted this many of its models when the floor was
 // set. Converting fewer is a regression; raise it when the importer converts more.
-constexpr size_t kConvertedFloor = 810;
+constexpr size_t kConvertedFloor = 931;
 
 // Digits replaced by '#', so that one reason with different values is one class.
 std::string without_numbers(std::string_view s) {
@@ -167,6 +168,8 @@ TEST(OnnxTestData, EveryConvertedModelMatchesItsExpectedOutputs) {
     ASSERT_GT(all.size(), 1000u) << "libonnx-testdata is not installed (tools/setup.sh installs it)";
     size_t converted = 0, matched = 0, known = 0, not_executed = 0;
     std::map<std::string, size_t> refused;  // by refusal_classes
+    // Refused models MegEngine has no counterpart for (tests/eval/onnx_counterparts.h), by why.
+    std::map<std::string_view, size_t> without_counterpart;
     // MGEDUMP_ONNX_TESTDATA_LIST=1 prints every model's outcome (refused: why).
     const bool list = std::getenv("MGEDUMP_ONNX_TESTDATA_LIST") != nullptr;
     for (const fs::path& dir : all) {
@@ -175,7 +178,12 @@ TEST(OnnxTestData, EveryConvertedModelMatchesItsExpectedOutputs) {
         try {
             g = formats::import_onnx(dir / "model.onnx");
         } catch (const Error& e) {
-            for (const std::string& cls : refusal_classes(e.what())) ++refused[cls];
+            std::optional<std::string_view> none;
+            for (const std::string& cls : refusal_classes(e.what())) {
+                ++refused[cls];
+                if (!none) none = no_counterpart(cls);
+            }
+            if (none) ++without_counterpart[*none];
             if (list) std::cout << fmt::format("refused {}: {}\n", id, e.what());
             continue;
         }
@@ -209,8 +217,31 @@ TEST(OnnxTestData, EveryConvertedModelMatchesItsExpectedOutputs) {
                              "under each)\n",
                              all.size() - converted, by_count.size());
     for (const auto& [n, why] : by_count) std::cout << fmt::format("  {:4}  {}\n", n, why);
+    size_t excluded = 0;
+    for (const auto& [why, n] : without_counterpart) excluded += n;
+    const size_t with_counterpart = all.size() - excluded;
+    std::cout << fmt::format("With a MegEngine counterpart: {} models, {} of them match ({:.1f}%); without one: {}\n",
+                             with_counterpart, matched, 100.0 * static_cast<double>(matched) / with_counterpart,
+                             excluded);
+    for (const auto& [why, n] : without_counterpart) std::cout << fmt::format("  {:4}  {}\n", n, why);
     EXPECT_EQ(matched + known, converted);
     EXPECT_GE(converted, kConvertedFloor) << "fewer ONNX test-data models convert than the regression floor";
+}
+
+// The share's denominator leaves out only what MegEngine cannot hold.
+TEST(OnnxTestData, OnlyModelsMegEngineCannotHoldAreLeftOutOfTheShare) {
+    EXPECT_EQ(no_counterpart("unsupported operator SequenceAt"), kNotATensor);
+    EXPECT_EQ(no_counterpart("graph input 'opt_in': only tensor inputs are supported"), kNotATensor);
+    EXPECT_EQ(no_counterpart("element type UINT# has no MegEngine dtype"), kNoUnsigned32);
+    EXPECT_EQ(no_counterpart("unsupported operator Bernoulli"), kRandom);
+    // Hard, but MegEngine has the means: these count against the importer.
+    EXPECT_EQ(no_counterpart("unsupported operator Loop"), std::nullopt);
+    EXPECT_EQ(no_counterpart("unsupported operator QuantizeLinear"), std::nullopt);
+    EXPECT_EQ(no_counterpart("ReduceSum: axes (input #) must be a constant known at import time"), std::nullopt);
+    for (const std::string& cls : refusal_classes(
+             "m.onnx: 2 operator types cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported ones): "
+             "Loop (1 node, first 'a'); SequenceInsert (2 nodes, first 'b')"))
+        EXPECT_TRUE(cls == "unsupported operator Loop" || cls == "unsupported operator SequenceInsert") << cls;
 }
 
 }  // namespace
