@@ -276,7 +276,10 @@ void dropout(Importer& c) {
                                      "0.5): random masks; only inference Dropout is supported"));
     }
     c.set_output(0, c.input(0));
-    if (mask_used) {
+    // The mask as ONNX defines it whenever it is named, read or not (an unread
+    // import-time constant is never written; its Bool type is what a reader of the
+    // graph's types sees).
+    if (mask_used || (c.opset() >= 12 && c.output_count() > 1 && !c.node().output(1).empty())) {
         const Shape& shape = c.input(0).shape;
         auto ones = std::make_shared<std::vector<std::byte>>(static_cast<size_t>(element_count(shape)), std::byte{1});
         c.set_output(1, bytes_const(P::BOOL, shape, ones));

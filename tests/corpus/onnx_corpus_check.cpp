@@ -73,11 +73,14 @@ Census census(const ir::Graph& g) {
     return c;
 }
 
+std::string fmt_count(const std::string& what, int n) { return " " + what + " " + std::to_string(n); }
+
 class OnnxCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxCorpus, ConvertsToBothFormatsAndMatchesTheOnnxGraph) {
     const fs::path model = corpus_dir() / (GetParam() + ".onnx");
     nlohmann::json expect = read_expectations(GetParam());
+    if (is_expected_refusal(expect, GetParam())) return;
     ir::Graph g = formats::import_onnx(model, {.params_as_shared_device_tensor = true});
     for (auto format : {engine::DumpFormat::FBS, engine::DumpFormat::FBS_V2}) {
         SCOPED_TRACE(format == engine::DumpFormat::FBS ? "FBS" : "FBS_V2");
@@ -91,7 +94,16 @@ TEST_P(OnnxCorpus, ConvertsToBothFormatsAndMatchesTheOnnxGraph) {
         Census c = census(loaded.graph);
         for (const auto& [family, count] : expect["families"].items())
             EXPECT_EQ(c.families[family], count.get<int64_t>()) << family;
-        EXPECT_EQ(c.compute, expect["compute_operators"].get<int64_t>());
+        // Null where the script's count has no rule for some ONNX operator (listed).
+        if (!expect["compute_operators"].is_null()) {
+            EXPECT_EQ(c.compute, expect["compute_operators"].get<int64_t>());
+        } else if (format == engine::DumpFormat::FBS) {
+            std::string ops;
+            for (const auto& [op, n] : expect["compute_operators_no_rule"].items())
+                ops += fmt_count(op, n.get<int>());
+            std::printf("  %-36s compute count unchecked, the script has no rule for:%s\n", GetParam().c_str(),
+                        ops.c_str());
+        }
         EXPECT_EQ(c.params, expect["params"].get<int64_t>());
         EXPECT_EQ(c.param_bytes, expect["param_bytes"].get<int64_t>());
         EXPECT_EQ(loaded.graph.outputs.size(), expect["outputs"].size());
@@ -102,7 +114,7 @@ TEST_P(OnnxCorpus, ConvertsToBothFormatsAndMatchesTheOnnxGraph) {
         auto rb = std::make_shared<std::vector<std::byte>>(rewritten.bytes.to_bytes());
         EXPECT_NO_THROW(formats::read_model(ir::Bytes(*rb), rb));
         std::printf(
-            "  %-22s %-6s nr_opr %5llu  compute %4lld  params %4lld  param bytes %11lld  file %11zu\n",
+            "  %-36s %-6s nr_opr %5llu  compute %4lld  params %4lld  param bytes %11lld  file %11zu\n",
             GetParam().c_str(), format == engine::DumpFormat::FBS ? "FBS" : "FBS_V2",
             static_cast<unsigned long long>(d.result.nr_opr), static_cast<long long>(c.compute),
             static_cast<long long>(c.params), static_cast<long long>(c.param_bytes), bytes->size());
@@ -148,8 +160,6 @@ bool same_dims(std::span<const uint32_t> a, const std::vector<uint32_t>& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
 
-std::string fmt_count(const std::string& what, int n) { return " " + what + " " + std::to_string(n); }
-
 // Where a var came from, for messages: its operator's type and name.
 std::string describe_var(const ir::Graph& g, ir::VarId v) {
     ir::OprId o = g.vars.owner[v.value];
@@ -162,6 +172,7 @@ TEST_P(OnnxCorpus, InfersTheShapesOfPyTorchAndOfOnnxValueInfo) {
     nlohmann::json expect = read_expectations(GetParam());
     ASSERT_EQ(expect.value("expect_version", 1), kExpectVersion)
         << "stale expectation file; tools/corpus_test.sh regenerates it";
+    if (is_expected_refusal(expect, GetParam())) return;
 
     // The importer itself rather than import_onnx: its value table maps every ONNX
     // tensor name to the graph var that holds it. Var names cannot: a var is named
@@ -247,23 +258,28 @@ TEST_P(OnnxCorpus, InfersTheShapesOfPyTorchAndOfOnnxValueInfo) {
     }
     // Every ONNX node output has a reference (the script's folding leaves none unknown).
     EXPECT_EQ(static_cast<int64_t>(reference.size()), expect["node_outputs"].get<int64_t>());
-    std::printf("  %-22s outputs %zu/%zu equal to PyTorch;  tensors %4zu: %4d equal, %d mismatched, %d unknown, "
+    std::printf("  %-36s outputs %zu/%zu equal to PyTorch;  tensors %4zu: %4d equal, %d mismatched, %d unknown, "
                 "%d dtype mismatched, %3d folded at import, %d missing\n",
                 GetParam().c_str(), static_cast<size_t>(outputs_equal), g.outputs.size(), reference.size(), equal,
                 mismatched, unknown, dtype_mismatched, folded, missing);
     std::string breakdown;
     for (const auto& [op, n] : folded_ops) breakdown += fmt_count(op, n);
-    std::printf("  %-22s folded at import: %s\n", "", breakdown.c_str());
+    std::printf("  %-36s folded at import: %s\n", "", breakdown.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, OnnxCorpus, ::testing::ValuesIn(corpus_models()),
                          [](const auto& info) { return info.param; });
 
-TEST(OnnxCorpusPresent, HasEveryModelTheIssueNames) {
+TEST(OnnxCorpusPresent, HasEveryModelTheIssueNamesAndTheScriptLists) {
     auto names = corpus_models();
+    // The script's whole table (a model whose export failed shows here as missing),
+    // and the first nine models whatever an older script listed.
+    std::vector<std::string> wanted = intended_corpus_models();
     for (const char* want :
          {"resnet18", "resnet18_unfused_bn", "resnet50", "mobilenet_v2", "shufflenet_v2_x0_5",
           "squeezenet1_1", "efficientnet_b0", "vgg11", "transformer_encoder"})
+        wanted.push_back(want);
+    for (const std::string& want : wanted)
         EXPECT_NE(std::find(names.begin(), names.end(), want), names.end())
             << want << " missing from " << corpus_dir() << " (run tools/make_onnx_corpus.py)";
 }
