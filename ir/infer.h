@@ -32,7 +32,11 @@ struct Shape {
 
     bool known() const { return ndim > 0; }
     std::span<const uint32_t> dims() const { return {dim.data(), ndim}; }
-    uint64_t elements() const;
+    uint64_t elements() const {
+        uint64_t n = 1;
+        for (uint32_t i = 0; i < ndim; ++i) n *= dim[i];
+        return n;
+    }
     uint32_t operator[](size_t i) const { return dim[i]; }
     uint32_t& operator[](size_t i) { return dim[i]; }
     bool operator==(const Shape& o) const {
@@ -42,8 +46,17 @@ struct Shape {
         return true;
     }
     // Throws GraphError when `dims` has more than kMaxNdim entries.
-    static Shape of(std::span<const uint32_t> dims);
+    static Shape of(std::span<const uint32_t> dims) {
+        if (dims.size() > kMaxNdim) fail_too_many_dims(dims);
+        Shape s;
+        s.ndim = static_cast<uint32_t>(dims.size());
+        for (size_t i = 0; i < dims.size(); ++i) s.dim[i] = dims[i];
+        return s;
+    }
     static Shape of(std::initializer_list<uint32_t> dims) { return of(std::span<const uint32_t>(dims.begin(), dims.size())); }
+
+private:
+    [[noreturn]] static void fail_too_many_dims(std::span<const uint32_t> dims);
 };
 // "[1,3,32,32]", or "unknown".
 std::string shape_string(const Shape& s);
@@ -68,9 +81,9 @@ struct InferState {
     std::vector<std::shared_ptr<const StaticValue>> values;
 
     // Per-operator working space, reused from operator to operator (allocating it
-    // per operator was most of the cost of inferring an operator-heavy graph).
+    // per operator was most of the cost of inferring an operator-heavy graph):
+    // which outputs past the 64th a rule has set.
     struct Scratch {
-        std::vector<Shape> shapes;
         std::vector<uint8_t> outputs_set;
     } scratch;
 
@@ -96,7 +109,7 @@ struct InferState {
 // Infers `o`'s outputs from its inputs (already inferred) and params into
 // `state`. Throws GraphError naming the operator, its inputs and the rule.
 void infer_operator(const Graph& g, OprId o, InferState& state);
-// Every operator of `order` (a dump order), first to last.
+// Every operator of `order` (a dump order: each operator at most once), first to last.
 InferState infer_graph(const Graph& g, std::span<const OprId> order);
 // The same in the graph's own operator order (builders and loaders create
 // operators after their inputs).

@@ -83,7 +83,7 @@ bool converts(ir::DType d) {
 // --- helpers ------------------------------------------------------------------
 
 // DTypeScalar::get_cast<float>: the scalar's value whatever its dtype.
-float scalar_float(const KernelContext& ctx, std::string_view field) {
+float scalar_float(const KernelContext& ctx, ir::FieldName field) {
     const auto* s = std::get_if<ir::DTypeScalar>(&ctx.params().field(field));
     if (!s) ctx.fail("param {} is not a scalar", field);
     auto get = [&](auto tag) {

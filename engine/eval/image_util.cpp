@@ -114,7 +114,7 @@ Tensor& output(KernelContext& ctx) {
     return out;
 }
 
-Border parse_border(const KernelContext& ctx, std::string_view field) {
+Border parse_border(const KernelContext& ctx, ir::FieldName field) {
     const std::string_view b = ctx.params().enum_field(field);
     if (b == "REPLICATE") return Border::Replicate;
     if (b == "REFLECT") return Border::Reflect;

@@ -74,7 +74,7 @@ Tensor& output(KernelContext& ctx);
 
 // param::WarpPerspective::BorderMode.
 enum class Border { Replicate, Reflect, Reflect101, Wrap, Constant, Transparent, Isolated };
-Border parse_border(const KernelContext& ctx, std::string_view field);
+Border parse_border(const KernelContext& ctx, ir::FieldName field);
 std::string_view border_name(Border b);
 
 // Where coordinate p of an axis of length len reads from: itself when inside;

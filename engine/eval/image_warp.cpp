@@ -97,7 +97,7 @@ struct NaiveSampler {
 
 // get_real_coord leaves TRANSPARENT and ISOLATED coordinates as they are (an
 // out-of-bounds read); MegDNN's checks refuse them for NCHW.
-Border naive_border(const KernelContext& ctx, std::string_view field) {
+Border naive_border(const KernelContext& ctx, ir::FieldName field) {
     const Border b = parse_border(ctx, field);
     if (b == Border::Transparent || b == Border::Isolated)
         ctx.fail("border mode {} is not supported by MegDNN's naive warp kernel", border_name(b));
@@ -200,7 +200,7 @@ bool cv_available(const Layout& src, E dtype, std::string_view imode) {
 
 // What of the OpenCV port is implemented: Float32, NEAREST and LINEAR.
 CvRemap cv_remap(const KernelContext& ctx, const Layout& src, E dtype, std::string_view imode,
-                 std::string_view bfield, float border_val) {
+                 ir::FieldName bfield, float border_val) {
     if (dtype != E::Float32)
         ctx.fail(
             "a {}-channel NHWC {} image goes to MegDNN's OpenCV port, which is implemented for Float32 only",

@@ -121,7 +121,7 @@ bool flipped(const KernelContext& ctx) { return ctx.params().enum_field("mode") 
 // and output in NCHW; `filter` is one sample's filter).
 ConvGeometry geometry_2d(const KernelContext& ctx, const ir::Shape& src, const ir::Shape& filter,
                          const ir::Shape& dst, size_t filter_index,
-                         std::string_view compute_field = "compute_mode") {
+                         ir::FieldName compute_field = "compute_mode") {
     const ir::conv::Conv2d p = ir::conv::read_conv2d(ctx.params(), compute_field);
     if (p.format != "NCHW") ctx.fail("format {} is not implemented; NCHW only", p.format);
     if (filter.ndim != (p.group ? 5u : 4u))
@@ -159,14 +159,15 @@ ConvGeometry geometry_3d(const KernelContext& ctx, const ir::Shape& src, const i
     g.group = group ? filter[0] : 1;
     g.ocpg = filter[s];
     g.icpg = filter[s + 1];
-    const char* axes[3] = {"d", "h", "w"};
+    const ir::FieldName pads[3] = {"pad_d", "pad_h", "pad_w"}, strides[3] = {"stride_d", "stride_h", "stride_w"},
+                        dilates[3] = {"dilate_d", "dilate_h", "dilate_w"};
     for (int a = 0; a < 3; ++a) {
         g.in[a] = src[2 + a];
         g.out[a] = dst[2 + a];
         g.kernel[a] = filter[s + 2 + a];
-        g.pad[a] = static_cast<size_t>(pc.int_field(std::string("pad_") + axes[a]));
-        g.stride[a] = static_cast<size_t>(pc.int_field(std::string("stride_") + axes[a]));
-        g.dilate[a] = static_cast<size_t>(pc.int_field(std::string("dilate_") + axes[a]));
+        g.pad[a] = static_cast<size_t>(pc.int_field(pads[a]));
+        g.stride[a] = static_cast<size_t>(pc.int_field(strides[a]));
+        g.dilate[a] = static_cast<size_t>(pc.int_field(dilates[a]));
     }
     if (g.icpg * g.group != src[1] || g.ocpg * g.group != dst[1])
         ctx.fail("filter {} does not fit input {} and output {}", ir::shape_string(filter),

@@ -16,6 +16,7 @@
 #include "engine/eval/image_kernels.h"
 #include "engine/eval/image_util.h"
 #include "engine/eval/kernels.h"
+#include "ir/infer/padding_fields.h"
 #include "ir/infer/shape_util.h"
 
 namespace mgedump::engine::eval {
@@ -84,8 +85,8 @@ void padding(KernelContext& ctx) {
 
     std::vector<std::vector<int64_t>> map(s.ndim);
     for (uint32_t d = 0; d < s.ndim; ++d) {
-        const int64_t front = p.int_field("front_offset_dim" + std::to_string(d));
-        const int64_t back = p.int_field("back_offset_dim" + std::to_string(d));
+        const int64_t front = p.int_field(ir::padding::kFrontOffset[d]);
+        const int64_t back = p.int_field(ir::padding::kBackOffset[d]);
         const int64_t size = s[d];
         // PaddingBase::check_exec: a reflection must stay inside the source.
         if (mode == "REFLECT" && (front >= size || back >= size))

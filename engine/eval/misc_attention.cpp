@@ -131,8 +131,8 @@ uint64_t put(std::span<float> dst, uint64_t at, const std::vector<float>& part) 
 
 void multi_head_attn(KernelContext& ctx) {
     const ir::InferContext& p = ctx.params();
-    auto u = [&](std::string_view f) { return static_cast<uint64_t>(p.int_field(f)); };
-    auto flag = [&](std::string_view f) { return p.int_field(f) != 0; };
+    auto u = [&](ir::FieldName f) { return static_cast<uint64_t>(p.int_field(f)); };
+    auto flag = [&](ir::FieldName f) { return p.int_field(f) != 0; };
     const uint64_t heads = u("num_heads"), qproj = u("qproj_size"), kproj = u("kproj_size"),
                    vproj = u("vproj_size"), oproj = u("oproj_size");
     const bool training = flag("training");

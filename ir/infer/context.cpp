@@ -1,5 +1,8 @@
 #include "ir/infer/context.h"
 
+#include <array>
+#include <cstdint>
+
 #include "ir/describe.h"
 #include "ir/error.h"
 #include "ir/infer/shape_util.h"
@@ -7,25 +10,14 @@
 
 namespace mgedump::ir {
 
-InferContext::InferContext(const Graph& g, OprId o, InferState& state)
-    : g_(g),
-      o_(o),
-      state_(state),
-      def_(op_def(g.oprs.type[o.value])),
-      inputs_(g.inputs_of(o)),
-      shapes_(state.scratch.shapes),
-      set_(state.scratch.outputs_set) {
-    for (size_t i = 0; i < inputs_.size(); ++i)
-        if (inputs_[i].value >= state.dtypes.size())
-            throw GraphError(fmt::format("{}: input {} refers to var {}, which does not exist", describe_opr(g, o), i,
-                                         inputs_[i].value));
-    set_.assign(g.oprs.outputs[o.value].count, 0);
+void InferContext::fail_missing_input(size_t i) const {
+    throw GraphError(fmt::format("{}: input {} refers to var {}, which does not exist", describe_opr(g_, o_), i,
+                                 inputs_[i].value));
 }
 
-std::span<const Shape> InferContext::shapes() const {
-    shapes_.resize(inputs_.size());
-    for (size_t i = 0; i < inputs_.size(); ++i) shapes_[i] = shape(i);
-    return shapes_;
+void InferContext::prepare_outputs() {
+    if (outputs_.end() > state_.dtypes.size()) state_.resize(g_.vars.size());
+    if (outputs_.count > 64) state_.scratch.outputs_set.assign(outputs_.count - 64, 0);
 }
 
 std::string InferContext::describe_input(size_t i) const {
@@ -35,74 +27,91 @@ std::string InferContext::describe_input(size_t i) const {
                        dtype_string(dtype(i)), shape_string(shape(i)));
 }
 
-const ParamValue& InferContext::param(size_t table) const {
-    auto params = g_.params_of(o_);
-    if (table >= params.size())
-        fail("has {} param tables, the rule reads table {}", params.size(), table);
-    return params[table];
+void InferContext::fail_missing_param_table(size_t table) const {
+    fail("has {} param tables, the rule reads table {}", g_.oprs.params[o_.value].count, table);
 }
 
-const FieldValue& InferContext::field(std::string_view name, size_t table) const {
+void InferContext::fail_output_index(size_t k) const {
+    throw Error(fmt::format("inference rule of {}: sets output {} of {}", def().name, k, outputs_.count));
+}
+
+namespace {
+
+// Field index by (param table, the literal's address): rules name the same few
+// fields of the same tables again and again. Per thread, so that models inferred
+// in parallel share nothing; a slot taken by another key is simply overwritten.
+struct FieldCacheSlot {
+    const char* name = nullptr;
+    uint32_t table = 0;
+    int32_t index = -1;
+};
+thread_local std::array<FieldCacheSlot, 256> field_cache;
+
+// The table's description is looked up only on a miss.
+int cached_field_index(ParamTableId table, FieldName field) {
+    const auto key = reinterpret_cast<uintptr_t>(field.name.data());
+    FieldCacheSlot& slot = field_cache[((key >> 3) ^ (key >> 11) ^ (uint64_t{table.value} * 0x9E3779B1u)) & 255];
+    if (slot.name == field.name.data() && slot.table == table.value) [[likely]]
+        return slot.index;
+    const int index = find_field(param_table(table), field.name);
+    slot = {field.name.data(), table.value, index};
+    return index;
+}
+
+}  // namespace
+
+const FieldValue& InferContext::field(FieldName name, size_t table) const { return find_field_value(name, table); }
+
+const FieldValue& InferContext::find_field_value(FieldName name, size_t table) const {
     const ParamValue& p = param(table);
-    const ParamTableDesc& t = param_table(p.table);
-    int idx = find_field(t, name);
-    if (idx < 0 || static_cast<size_t>(idx) >= p.fields.size())
-        throw Error(fmt::format("inference rule of {}: param {} has no field '{}'", def_.name, t.name, name));
+    const int idx = cached_field_index(p.table, name);
+    if (idx < 0 || static_cast<size_t>(idx) >= p.fields.size()) [[unlikely]]
+        throw Error(fmt::format("inference rule of {}: param {} has no field '{}'", def().name,
+                                param_table(p.table).name, name.name));
     return p.fields[idx];
 }
 
-int64_t InferContext::int_field(std::string_view name, size_t table) const {
-    const FieldValue& v = field(name, table);
+int64_t InferContext::int_field(FieldName name, size_t table) const {
+    const FieldValue& v = find_field_value(name, table);
     if (auto* i = std::get_if<int64_t>(&v)) return *i;
     if (auto* u = std::get_if<uint64_t>(&v)) return static_cast<int64_t>(*u);
     if (auto* d = std::get_if<double>(&v)) return static_cast<int64_t>(*d);
-    throw Error(fmt::format("inference rule of {}: field '{}' is not an integer", def_.name, name));
+    throw Error(fmt::format("inference rule of {}: field '{}' is not an integer", def().name, name));
 }
 
-double InferContext::float_field(std::string_view name, size_t table) const {
-    const FieldValue& v = field(name, table);
+double InferContext::float_field(FieldName name, size_t table) const {
+    const FieldValue& v = find_field_value(name, table);
     if (auto* d = std::get_if<double>(&v)) return *d;
     if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
     if (auto* u = std::get_if<uint64_t>(&v)) return static_cast<double>(*u);
-    throw Error(fmt::format("inference rule of {}: field '{}' is not a number", def_.name, name));
+    throw Error(fmt::format("inference rule of {}: field '{}' is not a number", def().name, name));
 }
 
-const std::vector<int32_t>& InferContext::ints_field(std::string_view name, size_t table) const {
-    const FieldValue& v = field(name, table);
+const std::vector<int32_t>& InferContext::ints_field(FieldName name, size_t table) const {
+    const FieldValue& v = find_field_value(name, table);
     if (auto* l = std::get_if<std::vector<int32_t>>(&v)) return *l;
-    throw Error(fmt::format("inference rule of {}: field '{}' is not an int list", def_.name, name));
+    throw Error(fmt::format("inference rule of {}: field '{}' is not an int list", def().name, name));
 }
 
-std::string_view InferContext::enum_field(std::string_view name, size_t table) const {
+std::string_view InferContext::enum_field(FieldName name, size_t table) const {
     const ParamValue& p = param(table);
     const ParamTableDesc& t = param_table(p.table);
-    int idx = find_field(t, name);
+    const int idx = cached_field_index(p.table, name);
     if (idx < 0 || !t.fields[idx].enum_type)
-        throw Error(fmt::format("inference rule of {}: param {} has no enum field '{}'", def_.name, t.name, name));
+        throw Error(fmt::format("inference rule of {}: param {} has no enum field '{}'", def().name, t.name, name));
     const int64_t value = std::get<int64_t>(p.fields[idx]);
     const EnumMember* m = find_enum_member(*t.fields[idx].enum_type, static_cast<uint32_t>(value));
     if (!m) fail("param {}.{} = {} is not a {} member", t.name, name, value, t.fields[idx].enum_type->name);
     return m->name;
 }
 
-const StaticValue* InferContext::value(size_t i) const {
+const StaticValue* InferContext::constant_input_value(size_t i) const {
     std::shared_ptr<const StaticValue>& slot = state_.values[inputs_[i].value];
-    if (!slot) slot = constant_value(g_, inputs_[i]);
+    slot = constant_value(g_, inputs_[i]);
     return slot.get();
 }
 
 DType InferContext::config_dtype() const { return g_.oprs.output_dtype[o_.value]; }
-
-void InferContext::set_output(size_t k, DType dtype, const Shape& shape, std::shared_ptr<const StaticValue> value) {
-    if (k >= set_.size())
-        throw Error(fmt::format("inference rule of {}: sets output {} of {}", def_.name, k, set_.size()));
-    const uint32_t v = g_.oprs.outputs[o_.value].begin + static_cast<uint32_t>(k);
-    if (state_.values.size() <= v) state_.resize(g_.vars.size());
-    state_.dtypes[v] = dtype;
-    state_.shapes[v] = shape;
-    state_.values[v] = std::move(value);
-    set_[k] = 1;
-}
 
 void InferContext::set_output_value(size_t k, DType dtype, const Shape& shape, std::vector<double> elems) {
     std::shared_ptr<const StaticValue> value;
@@ -125,9 +134,9 @@ void InferContext::expect_inputs(size_t lo, size_t hi) const {
     fail("takes {} to {} inputs, has {}", lo, hi, n);
 }
 
-bool InferContext::outputs_done() const {
-    for (uint8_t s : set_)
-        if (!s) return false;
+bool InferContext::more_outputs_done() const {
+    for (size_t k = 64; k < outputs_.count; ++k)
+        if (!state_.scratch.outputs_set[k - 64]) return false;
     return true;
 }
 

@@ -17,34 +17,68 @@
 
 namespace mgedump::ir {
 
+// A param field's name as a rule spells it: a string literal (the constructor is
+// consteval), so its address identifies the name for the lookup cache of
+// InferContext::field (looking fields up by comparing names was a tenth of
+// inferring a transformer).
+struct FieldName {
+    std::string_view name;
+    template <size_t N>
+    consteval FieldName(const char (&literal)[N]) : name(literal, N - 1) {}
+};
+
 class InferContext {
 public:
-    InferContext(const Graph& g, OprId o, InferState& state);
+    // Inline with the rule dispatch: a rule is a few dozen instructions, and the
+    // call and the checks around it were as many again.
+    InferContext(const Graph& g, OprId o, InferState& state)
+        : g_(g), o_(o), state_(state), inputs_(g.inputs_of(o)), outputs_(g.oprs.outputs[o.value]) {
+        const size_t vars = state.dtypes.size();
+        for (size_t i = 0; i < inputs_.size(); ++i)
+            if (inputs_[i].value >= vars) [[unlikely]]
+                fail_missing_input(i);
+        if (outputs_.end() > vars || outputs_.count > 64) [[unlikely]]
+            prepare_outputs();
+    }
 
     const Graph& graph() const { return g_; }
     OprId opr() const { return o_; }
-    const OpDef& def() const { return def_; }
+    // Looked up when asked (messages), not for every operator.
+    const OpDef& def() const { return op_def(g_.oprs.type[o_.value]); }
 
     // --- inputs ---
     size_t nr_inputs() const { return inputs_.size(); }
-    // Every input's shape, in order (ndim 0 = not known).
-    std::span<const Shape> shapes() const;
     VarId input(size_t i) const { return inputs_[i]; }
     // Read from the state, which holds every var's (inferred, or the graph's record).
     DType dtype(size_t i) const { return state_.dtypes[inputs_[i].value]; }  // invalid = not known
     const Shape& shape(size_t i) const { return state_.shapes[inputs_[i].value]; }  // ndim 0 = not known
     // Known value of input i, or null; a constant's is decoded here on first use (constant_value).
-    const StaticValue* value(size_t i) const;
+    const StaticValue* value(size_t i) const {
+        const uint32_t v = inputs_[i].value;
+        if (const StaticValue* known = state_.values[v].get()) return known;
+        // Only an ImmutableTensor's value is decoded late.
+        return g_.oprs.type[g_.vars.owner[v].value] == immutable_tensor_type() ? constant_input_value(i) : nullptr;
+    }
+    // Whether value(i) can be non-null, without decoding a constant: rules check
+    // this for every input before paying for any value.
+    bool may_have_value(size_t i) const {
+        const uint32_t v = inputs_[i].value;
+        return state_.values[v] || g_.oprs.type[g_.vars.owner[v].value] == immutable_tensor_type();
+    }
     // "input 1 'w' Float32 [16,4,3,3]"
     std::string describe_input(size_t i) const;
 
     // --- params (table 0 is `param`, the rest `additional_params`) ---
-    const ParamValue& param(size_t table = 0) const;
-    int64_t int_field(std::string_view field, size_t table = 0) const;      // ints, bools, enums, dtype enums
-    double float_field(std::string_view field, size_t table = 0) const;
-    const std::vector<int32_t>& ints_field(std::string_view field, size_t table = 0) const;
-    std::string_view enum_field(std::string_view field, size_t table = 0) const;  // member name ("NCHW")
-    const FieldValue& field(std::string_view field, size_t table = 0) const;
+    const ParamValue& param(size_t table = 0) const {
+        const Range r = g_.oprs.params[o_.value];
+        if (table >= r.count) fail_missing_param_table(table);
+        return g_.params[r.begin + table];
+    }
+    int64_t int_field(FieldName field, size_t table = 0) const;      // ints, bools, enums, dtype enums
+    double float_field(FieldName field, size_t table = 0) const;
+    const std::vector<int32_t>& ints_field(FieldName field, size_t table = 0) const;
+    std::string_view enum_field(FieldName field, size_t table = 0) const;  // member name ("NCHW")
+    const FieldValue& field(FieldName field, size_t table = 0) const;
     // The operator's config output_dtype (OperatorNodeConfig), invalid when not set.
     DType config_dtype() const;
 
@@ -53,8 +87,15 @@ public:
     TensorId tensor(uint32_t k) const { return TensorId(g_.oprs.tensors[o_.value].begin + k); }
 
     // --- outputs: a rule sets every numbered output ---
-    size_t nr_outputs() const { return g_.oprs.outputs[o_.value].count; }
-    void set_output(size_t k, DType dtype, const Shape& shape, std::shared_ptr<const StaticValue> value = {});
+    size_t nr_outputs() const { return outputs_.count; }
+    void set_output(size_t k, DType dtype, const Shape& shape) {
+        const uint32_t v = output_slot(k, dtype, shape);
+        if (state_.values[v]) [[unlikely]]
+            state_.values[v].reset();
+    }
+    void set_output(size_t k, DType dtype, const Shape& shape, std::shared_ptr<const StaticValue> value) {
+        state_.values[output_slot(k, dtype, shape)] = std::move(value);
+    }
     // Output `k` with a value computed at inference time (shape and dtype given).
     void set_output_value(size_t k, DType dtype, const Shape& shape, std::vector<double> elems);
 
@@ -68,19 +109,57 @@ public:
     // Checks the input count against [lo, hi] with MegEngine's reason.
     void expect_inputs(size_t lo, size_t hi) const;
 
-    bool outputs_done() const;
+    bool outputs_done() const {
+        const uint64_t all = outputs_.count >= 64 ? ~uint64_t{0} : (uint64_t{1} << outputs_.count) - 1;
+        return set_low_ == all && (outputs_.count <= 64 || more_outputs_done());
+    }
 
 private:
+    static OpTypeId immutable_tensor_type() {
+        static const OpTypeId type = find_op("ImmutableTensor");
+        return type;
+    }
+    // Writes output k's dtype and shape and marks it set; returns its var.
+    uint32_t output_slot(size_t k, DType dtype, const Shape& shape) {
+        if (k >= outputs_.count) [[unlikely]]
+            fail_output_index(k);
+        const uint32_t v = outputs_.begin + static_cast<uint32_t>(k);
+        state_.dtypes[v] = dtype;
+        state_.shapes[v] = shape;
+        mark_set(k);
+        return v;
+    }
+    [[noreturn]] void fail_missing_input(size_t i) const;
+    void prepare_outputs();
+    bool more_outputs_done() const;
+    const StaticValue* constant_input_value(size_t i) const;
+    const FieldValue& find_field_value(FieldName field, size_t table) const;
+    [[noreturn]] void fail_missing_param_table(size_t table) const;
+    [[noreturn]] void fail_output_index(size_t k) const;
+    void mark_set(size_t k) {
+        if (k < 64)
+            set_low_ |= uint64_t{1} << k;
+        else
+            state_.scratch.outputs_set[k - 64] = 1;
+    }
+
     const Graph& g_;
     OprId o_;
     InferState& state_;
-    const OpDef& def_;
     std::span<const VarId> inputs_;
-    // Views of state_.scratch, filled for this operator.
-    std::vector<Shape>& shapes_;
-    std::vector<uint8_t>& set_;
+    Range outputs_;
+    // Which outputs a rule has set: the first 64 here, the rest (an operator with
+    // more outputs is rare) in state_.scratch.outputs_set.
+    uint64_t set_low_ = 0;
 };
 
 using InferRule = void (*)(InferContext&);
 
 }  // namespace mgedump::ir
+
+template <>
+struct fmt::formatter<mgedump::ir::FieldName> : fmt::formatter<std::string_view> {
+    auto format(const mgedump::ir::FieldName& f, format_context& ctx) const {
+        return fmt::formatter<std::string_view>::format(f.name, ctx);
+    }
+};

@@ -21,7 +21,7 @@ struct Conv2d {
     bool compute_f32;
 };
 
-inline Conv2d read_conv2d(const InferContext& ctx, std::string_view compute_field = "compute_mode") {
+inline Conv2d read_conv2d(const InferContext& ctx, FieldName compute_field = "compute_mode") {
     Conv2d p{};
     p.ph = static_cast<uint32_t>(ctx.int_field("pad_h"));
     p.pw = static_cast<uint32_t>(ctx.int_field("pad_w"));
@@ -31,7 +31,7 @@ inline Conv2d read_conv2d(const InferContext& ctx, std::string_view compute_fiel
     p.dw = static_cast<uint32_t>(ctx.int_field("dilate_w"));
     p.group = ctx.enum_field("sparse") == "GROUP";
     p.format = ctx.enum_field("format");
-    p.compute_f32 = !compute_field.empty() && ctx.enum_field(compute_field) == "FLOAT32";
+    p.compute_f32 = ctx.enum_field(compute_field) == "FLOAT32";
     // MegEngine divides by the stride unchecked and dies of SIGFPE.
     if (p.sh == 0 || p.sw == 0) ctx.fail("stride_h {}, stride_w {}: a stride of 0 is refused", p.sh, p.sw);
     // dnn/src/common/convolution.cpp make_canonized_filter_meta_*: dilation > 0.

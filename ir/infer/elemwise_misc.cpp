@@ -142,7 +142,7 @@ void infer_add_update(InferContext& ctx) {
     const DType d = ctx.dtype(0);
     // dnn/src/common/add_update.cpp:14: on an int dest, alpha, beta and bias must be integers.
     if (d.valid && category(d.type) == Cat::Int)
-        for (const char* name : {"alpha", "beta", "bias"})
+        for (FieldName name : {FieldName("alpha"), FieldName("beta"), FieldName("bias")})
             if (const auto* s = std::get_if<DTypeScalar>(&ctx.field(name)))
                 if (auto x = scalar_value(*s);
                     x && static_cast<float>(static_cast<int>(*x)) != static_cast<float>(*x))

@@ -1,7 +1,9 @@
 #include "ir/infer/elemwise_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 namespace mgedump::ir::elemwise {
 
@@ -63,33 +65,52 @@ namespace {
 bool is_scalar(const Shape& s) { return s.ndim == 1 && s.dim[0] == 1; }
 }  // namespace
 
-std::optional<Shape> elemwise_shape(std::span<const Shape> shapes) {
-    bool all_equal = true;
-    for (const Shape& s : shapes) {
-        if (!s.known()) return Shape{};
-        all_equal = all_equal && s == shapes[0];
+namespace {
+
+// dst := the broadcast of dst and cur (both known, neither a scalar); false when
+// a dim pair is neither equal nor has a 1.
+bool merge_broadcast(Shape& dst, const Shape& cur) {
+    const uint32_t n = std::max(cur.ndim, dst.ndim);
+    const uint32_t cpad = n - cur.ndim, dpad = n - dst.ndim;
+    Shape out;
+    out.ndim = n;
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t v0 = i >= dpad ? dst.dim[i - dpad] : 1, v1 = i >= cpad ? cur.dim[i - cpad] : 1;
+        if (v0 != v1 && v0 > 1 && v1 > 1) return false;
+        out.dim[i] = (v0 != 0 && v1 != 0) ? std::max(v0, v1) : 0;
     }
-    if (all_equal) return shapes.empty() ? Shape{} : shapes[0];  // the common case, nothing to broadcast
-    Shape dst;
-    for (const Shape& cur : shapes) {
-        if (!dst.known() || is_scalar(dst)) {
+    dst = out;
+    return true;
+}
+
+}  // namespace
+
+std::optional<Shape> elemwise_shape(std::span<const Shape* const> shapes) {
+    if (shapes.empty()) return Shape{};
+    const Shape& first = *shapes[0];
+    bool all_equal = true;
+    for (const Shape* s : shapes) {
+        if (!s->known()) return Shape{};
+        all_equal = all_equal && *s == first;
+    }
+    if (all_equal) return first;  // the common case, nothing to broadcast
+    Shape dst = first;
+    for (size_t k = 1; k < shapes.size(); ++k) {
+        const Shape& cur = *shapes[k];
+        if (is_scalar(dst)) {
             dst = cur;
             continue;
         }
         if (is_scalar(cur)) continue;
-        const uint32_t n = std::max(cur.ndim, dst.ndim);
-        Shape out;
-        out.ndim = n;
-        for (uint32_t i = 0; i < n; ++i) {
-            const int ci = static_cast<int>(cur.ndim) - 1 - static_cast<int>(i);
-            const int di = static_cast<int>(dst.ndim) - 1 - static_cast<int>(i);
-            const uint32_t v0 = di >= 0 ? dst.dim[di] : 1, v1 = ci >= 0 ? cur.dim[ci] : 1;
-            if (v0 != v1 && v0 > 1 && v1 > 1) return std::nullopt;
-            out.dim[n - 1 - i] = (v0 != 0 && v1 != 0) ? std::max(v0, v1) : 0;
-        }
-        dst = out;
+        if (!merge_broadcast(dst, cur)) return std::nullopt;
     }
     return dst;
+}
+
+std::optional<Shape> elemwise_shape(std::span<const Shape> shapes) {
+    std::vector<const Shape*> ptrs(shapes.size());
+    for (size_t i = 0; i < shapes.size(); ++i) ptrs[i] = &shapes[i];
+    return elemwise_shape(std::span<const Shape* const>(ptrs));
 }
 
 bool broadcasts_to(const Shape& src, const Shape& dst) {

@@ -42,6 +42,8 @@ bool same_dtype(DType a, DType b);
 // them 1, or one of them 0 (the result is then 0). Unknown in, unknown out;
 // nullopt when the shapes do not broadcast.
 std::optional<Shape> elemwise_shape(std::span<const Shape> shapes);
+// The same on the shapes where they are (a rule's inputs), without copying them.
+std::optional<Shape> elemwise_shape(std::span<const Shape* const> shapes);
 
 // TensorLayout::broadcast (dnn/src/common/basic_types.cpp:438): whether `src`
 // expands to `dst` (a [1] expands to anything; otherwise no more dims than dst

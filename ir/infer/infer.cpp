@@ -79,15 +79,22 @@ Shape InferState::shape(const Graph& g, VarId v) const {
     return Shape::of(g.var_shape(v));
 }
 
-void infer_operator(const Graph& g, OprId o, InferState& state) {
-    if (state.dtypes.size() < g.vars.size()) state.adopt(g);
+namespace {
+
+void infer_with(const std::vector<InferRule>& rules, const Graph& g, OprId o, InferState& state) {
     const OpTypeId type = g.oprs.type[o.value];
     InferContext ctx(g, o, state);
-    const auto& t = rule_table();
-    InferRule rule = type.value < t.size() ? t[type.value] : nullptr;
+    InferRule rule = type.value < rules.size() ? rules[type.value] : nullptr;
     (rule ? rule : unknown_outputs)(ctx);
     if (!ctx.outputs_done())
         throw Error(fmt::format("inference rule of {} left an output unset", ctx.def().name));
+}
+
+}  // namespace
+
+void infer_operator(const Graph& g, OprId o, InferState& state) {
+    if (state.dtypes.size() < g.vars.size()) state.adopt(g);
+    infer_with(rule_table(), g, o, state);
 }
 
 InferState infer_graph(const Graph& g, std::span<const OprId> order) {
@@ -96,21 +103,26 @@ InferState infer_graph(const Graph& g, std::span<const OprId> order) {
     // walk) was overwritten for all the others.
     InferState state;
     state.resize(g.vars.size());
-    std::vector<uint8_t> produced(g.vars.size(), 0);
-    for (OprId o : order) {
-        const Range outs = g.oprs.outputs[o.value];
-        std::fill_n(produced.begin() + outs.begin, outs.count, uint8_t{1});
+    // An order of every operator produces every var (each var has an owner).
+    if (order.size() != g.oprs.size()) {
+        std::vector<uint8_t> produced(g.vars.size(), 0);
+        for (OprId o : order) {
+            const Range outs = g.oprs.outputs[o.value];
+            std::fill_n(produced.begin() + outs.begin, outs.count, uint8_t{1});
+        }
+        for (uint32_t v = 0; v < g.vars.size(); ++v)
+            if (!produced[v]) state.adopt_var(g, VarId(v));
     }
-    for (uint32_t v = 0; v < g.vars.size(); ++v)
-        if (!produced[v]) state.adopt_var(g, VarId(v));
-    for (OprId o : order) infer_operator(g, o, state);
+    const std::vector<InferRule>& rules = rule_table();
+    for (OprId o : order) infer_with(rules, g, o, state);
     return state;
 }
 
 InferState infer_graph(const Graph& g) {
     InferState state;
     state.adopt(g);
-    for (uint32_t o = 0; o < g.oprs.size(); ++o) infer_operator(g, OprId(o), state);
+    const std::vector<InferRule>& rules = rule_table();
+    for (uint32_t o = 0; o < g.oprs.size(); ++o) infer_with(rules, g, OprId(o), state);
     return state;
 }
 

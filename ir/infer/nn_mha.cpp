@@ -14,8 +14,8 @@ struct MhaParam {
 };
 
 MhaParam read_param(const InferContext& ctx) {
-    auto u = [&](std::string_view f) { return static_cast<uint64_t>(ctx.int_field(f)); };
-    auto b = [&](std::string_view f) { return ctx.int_field(f) != 0; };
+    auto u = [&](FieldName f) { return static_cast<uint64_t>(ctx.int_field(f)); };
+    auto b = [&](FieldName f) { return ctx.int_field(f) != 0; };
     return {u("num_heads"), u("embeding_size"), u("k_size"),  u("v_size"),      u("qproj_size"),
             u("kproj_size"), u("vproj_size"),   u("oproj_size"), b("qbias"),      b("kbias"),
             b("vbias"),      b("obias"),        b("training"),  b("add_zero_attn")};

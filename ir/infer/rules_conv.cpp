@@ -159,10 +159,12 @@ struct Conv3d {
 Conv3d read_conv3d(const InferContext& ctx) {
     Conv3d p{};
     const char* axes[3] = {"d", "h", "w"};
+    const FieldName pads[3] = {"pad_d", "pad_h", "pad_w"}, strides[3] = {"stride_d", "stride_h", "stride_w"},
+                    dilates[3] = {"dilate_d", "dilate_h", "dilate_w"};
     for (int i = 0; i < 3; ++i) {
-        p.pad[i] = static_cast<uint32_t>(ctx.int_field(std::string("pad_") + axes[i]));
-        p.stride[i] = static_cast<uint32_t>(ctx.int_field(std::string("stride_") + axes[i]));
-        p.dil[i] = static_cast<uint32_t>(ctx.int_field(std::string("dilate_") + axes[i]));
+        p.pad[i] = static_cast<uint32_t>(ctx.int_field(pads[i]));
+        p.stride[i] = static_cast<uint32_t>(ctx.int_field(strides[i]));
+        p.dil[i] = static_cast<uint32_t>(ctx.int_field(dilates[i]));
         if (p.stride[i] == 0) ctx.fail("stride_{} is 0: a stride of 0 is refused", axes[i]);
         if (p.dil[i] == 0) ctx.fail("dilate_{} is 0: dilation must be positive", axes[i]);
     }

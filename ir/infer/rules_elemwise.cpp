@@ -2,8 +2,10 @@
 // ElemwiseMultiType here; the single-purpose operators in elemwise_misc.cpp.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <string>
+#include <vector>
 
 #include "ir/error.h"
 #include "ir/infer/elemwise_util.h"
@@ -110,8 +112,10 @@ bool marked_no_broadcast(const Graph& g, VarId v) {
 // The output value, element by element, when every input value is known.
 void set_computed_output(InferContext& ctx, DType dt, const Shape& out, const auto& eval) {
     const size_t n = ctx.nr_inputs();
-    bool known = dt.valid && value_tracked(dt) && !dtype_is_quantized(dt.type) && out.known() &&
-                 out.elements() <= kMaxStaticValueElements;
+    bool known = true;
+    for (size_t i = 0; known && i < n; ++i) known = ctx.may_have_value(i);
+    known = known && dt.valid && value_tracked(dt) && !dtype_is_quantized(dt.type) && out.known() &&
+            out.elements() <= kMaxStaticValueElements;
     for (size_t i = 0; known && i < n; ++i) known = ctx.value(i) != nullptr;
     if (!known) {
         ctx.set_output(0, dt, out);
@@ -133,14 +137,43 @@ void set_computed_output(InferContext& ctx, DType dt, const Shape& out, const au
     ctx.set_output_value(0, dt, out, std::move(elems));
 }
 
-Shape broadcast_or_fail(const InferContext& ctx) {
-    std::span<const Shape> shapes = ctx.shapes();
-    std::optional<Shape> out = elemwise_shape(shapes);
-    if (!out) {
-        std::string list;
-        for (const Shape& s : shapes) list += (list.empty() ? "" : ", ") + shape_string(s);
-        ctx.fail("input shapes {} do not broadcast together (each dim equal, or 1 in all but one)", list);
+// elemwise_shape for two known shapes, neither a scalar [1] (most broadcasting
+// operators, where the general walk was the largest part of an Elemwise rule).
+bool broadcast_two(const Shape& a, const Shape& b, Shape& out) {
+    const bool a_longer = a.ndim >= b.ndim;
+    const Shape& shorter = a_longer ? b : a;
+    out = a_longer ? a : b;
+    const uint32_t pad = out.ndim - shorter.ndim;
+    for (uint32_t i = 0; i < shorter.ndim; ++i) {
+        const uint32_t x = out.dim[pad + i], y = shorter.dim[i];
+        if (x == y) continue;
+        if (x > 1 && y > 1) return false;
+        out.dim[pad + i] = (x == 0 || y == 0) ? 0 : std::max(x, y);
     }
+    return true;
+}
+
+[[noreturn]] void fail_broadcast(const InferContext& ctx) {
+    std::string list;
+    for (size_t i = 0; i < ctx.nr_inputs(); ++i) list += (list.empty() ? "" : ", ") + shape_string(ctx.shape(i));
+    ctx.fail("input shapes {} do not broadcast together (each dim equal, or 1 in all but one)", list);
+}
+
+Shape broadcast_or_fail(const InferContext& ctx) {
+    const size_t n = ctx.nr_inputs();
+    if (n == 1) return ctx.shape(0);
+    if (n == 2 && ctx.shape(0).known() && ctx.shape(1).known()) {
+        const Shape &a = ctx.shape(0), &b = ctx.shape(1);
+        if (a.ndim == 1 && a.dim[0] == 1) return b;
+        if (b.ndim == 1 && b.dim[0] == 1) return a;
+        Shape out;
+        if (!broadcast_two(a, b, out)) fail_broadcast(ctx);
+        return out;
+    }
+    std::vector<const Shape*> shapes(n);
+    for (size_t i = 0; i < n; ++i) shapes[i] = &ctx.shape(i);
+    std::optional<Shape> out = elemwise_shape(std::span<const Shape* const>(shapes));
+    if (!out) fail_broadcast(ctx);
     return *out;
 }
 
@@ -172,7 +205,7 @@ void infer_elemwise(InferContext& ctx) {
         if (!dt.valid) {
             dt = d;
             first = i;
-        } else if (!same_dtype(dt, d)) {
+        } else if (d.type != dt.type || (dtype_is_quantized(d.type) && !same_dtype(dt, d))) {
             ctx.fail("input {} is {} but input {} is {}: Elemwise inputs must share one dtype", first,
                      dtype_string(dt), i, dtype_string(d));
         }
@@ -202,10 +235,14 @@ void infer_elemwise(InferContext& ctx) {
         }
     }
 
-    const Shape out = broadcast_or_fail(ctx);
+    // One input, or all of one shape (most operators): nothing to broadcast.
+    const size_t n = ctx.nr_inputs();
+    bool same_shapes = n > 0 && ctx.shape(0).known();
+    for (size_t i = 1; same_shapes && i < n; ++i) same_shapes = ctx.shape(i) == ctx.shape(0);
+    const Shape out = same_shapes ? ctx.shape(0) : broadcast_or_fail(ctx);
     if (out.known())
         for (size_t i = 0; i < ctx.nr_inputs(); ++i)
-            if (marked_no_broadcast(ctx.graph(), ctx.input(i)) && !(ctx.shape(i) == out))
+            if (!(ctx.shape(i) == out) && marked_no_broadcast(ctx.graph(), ctx.input(i)))
                 ctx.fail("input {} comes from MarkNoBroadcastElemwise but would be broadcast from {} to {}",
                          i, shape_string(ctx.shape(i)), shape_string(out));
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ir/infer/conv_util.h"
+#include "ir/infer/padding_fields.h"
 #include "ir/infer/rules.h"
 #include "ir/infer/shape_util.h"
 
@@ -319,8 +320,8 @@ void rule_padding(InferContext& ctx) {
     if (!s.known()) return ctx.set_output(0, d, Shape{});
     Shape out = s;
     for (uint32_t i = 0; i < kMaxNdim; ++i) {
-        const uint64_t front = static_cast<uint64_t>(ctx.int_field("front_offset_dim" + std::to_string(i)));
-        const uint64_t back = static_cast<uint64_t>(ctx.int_field("back_offset_dim" + std::to_string(i)));
+        const uint64_t front = static_cast<uint64_t>(ctx.int_field(padding::kFrontOffset[i]));
+        const uint64_t back = static_cast<uint64_t>(ctx.int_field(padding::kBackOffset[i]));
         if (i >= s.ndim) continue;
         const uint64_t n = s[i] + front + back;
         if (n > UINT32_MAX) ctx.fail("dim {} padded to {} does not fit", i, n);

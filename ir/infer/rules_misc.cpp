@@ -12,7 +12,7 @@ namespace {
 
 const DType kInt32 = DType::of(DTypeEnum::Int32);
 
-DType dtype_param(const InferContext& ctx, std::string_view field) {
+DType dtype_param(const InferContext& ctx, FieldName field) {
     const std::string_view name = ctx.enum_field(field);
     auto t = dtype_from_name(name);
     if (!t) ctx.fail("param {} = {} is not a dtype mgedump knows", field, name);

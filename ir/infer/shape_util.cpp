@@ -6,20 +6,9 @@
 
 namespace mgedump::ir {
 
-uint64_t Shape::elements() const {
-    uint64_t n = 1;
-    for (uint32_t i = 0; i < ndim; ++i) n *= dim[i];
-    return n;
-}
-
-Shape Shape::of(std::span<const uint32_t> dims) {
-    if (dims.size() > kMaxNdim)
-        throw GraphError(fmt::format("shape [{}] has {} dims; MegEngine allows at most {}", fmt::join(dims, ","),
-                                     dims.size(), kMaxNdim));
-    Shape s;
-    s.ndim = static_cast<uint32_t>(dims.size());
-    for (size_t i = 0; i < dims.size(); ++i) s.dim[i] = dims[i];
-    return s;
+void Shape::fail_too_many_dims(std::span<const uint32_t> dims) {
+    throw GraphError(fmt::format("shape [{}] has {} dims; MegEngine allows at most {}", fmt::join(dims, ","),
+                                 dims.size(), kMaxNdim));
 }
 
 std::string shape_string(const Shape& s) {
