@@ -2,8 +2,9 @@
 # Installs, from Debian's packages, whatever mgedump needs that this machine lacks.
 # Idempotent: a machine that has everything runs no apt-get at all.
 #   tools/setup.sh           what the build and the test suite need
-#   tools/setup.sh --corpus  also PyTorch/torchvision (the ONNX corpus generator) and gnuplot
-#                            (the benchmark chart); large, so only for corpus tests and benchmarks
+#   tools/setup.sh --corpus  also PyTorch/torchvision (the ONNX corpus generator), gnuplot
+#                            (the benchmark chart) and hyperfine (the end-to-end timing against
+#                            `cp` in the README); large, so only for corpus tests and benchmarks
 #   tools/setup.sh --slurm   also Slurm and MUNGE, for tools/slurm_test.sh (a one-node cluster on
 #                            loopback); the options combine (--corpus --slurm)
 set -euo pipefail
@@ -21,7 +22,7 @@ packages=(
 )
 for option in "$@"; do
   case "$option" in
-    --corpus) packages+=(python3-torch python3-torchvision gnuplot-nox) ;;
+    --corpus) packages+=(python3-torch python3-torchvision gnuplot-nox hyperfine) ;;
     --slurm) packages+=(slurmctld slurmd slurm-client munge) ;;
     *) echo "setup: unknown option '$option' (known: --corpus, --slurm)" >&2; exit 2 ;;
   esac
