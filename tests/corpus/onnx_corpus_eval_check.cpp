@@ -2,13 +2,22 @@
 // model tools/make_onnx_corpus.py generated is imported, dumped in FBS_V2 and FBS
 // (MegEngine's default dump, compatibility rewrites included) and read back, and
 // each of the three graphs (as imported, and each file as loaded) is executed by
-// engine::eval on the input the export traced. Every output must be within 1e-4 of
-// the largest |output| of PyTorch's own eval-mode forward on that input (the
-// <name>.torch.<k>.npy files), and a classifier's argmax must be PyTorch's.
+// engine::eval on the input the export traced. Every float output must be within
+// 1e-4 of the largest |output| of PyTorch's eval-mode forward of the model in
+// float64 on that input (the <name>.torch64.<k>.npy files, stored as float32), and
+// a classifier's argmax must be that of PyTorch's float32 forward (<name>.torch.<k>.npy).
+// The difference from the float32 forward is printed beside it, with that forward's
+// own error against float64. Integer outputs are compared with the float32 run's.
+// A model whose weights pass 2 GiB has no FBS_V2 file: the dump's refusal is checked
+// instead (fbs_v2_refused, tests/corpus/onnx_corpus.h).
 //
-// PyTorch computes with other kernels in another summation order (oneDNN, folded
-// BatchNorm or not), so bit equality is not expected; 1e-4 of the output's scale is
-// the bound, about 1000 float32 ulps of the largest logit.
+// The reference is float64 because PyTorch's float32 forward carries its own rounding
+// error: on fcn_resnet50 (as exported before the script damped ResNet residual
+// branches) it was 1.26e-4 off the float64 result, more than the bound, while
+// mgedump's was 0.99e-4. PyTorch computes with other kernels in another
+// summation order (oneDNN, folded BatchNorm or not), so bit equality is not expected;
+// 1e-4 of the output's scale is the bound, about 1000 float32 ulps of the
+// largest logit.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +44,17 @@ namespace fs = std::filesystem;
 namespace eval = engine::eval;
 
 constexpr double kRelTolerance = 1e-4;
+
+// The corpus is the script's own models, not hostile ones: no work limit. The default
+// (2^42 estimated multiply-adds, engine/eval/work_budget.h) refuses regnet_x_32gf,
+// whose true 32e9 the estimate puts past 4.4e12: a convolution's estimate is its
+// largest tensor, the filter when it is larger than the data, times the filter's
+// size per output channel.
+eval::EvalOptions corpus_eval_options() {
+    eval::EvalOptions o;
+    o.max_work = UINT64_MAX;
+    return o;
+}
 
 // One output against PyTorch's: the largest difference relative to the largest
 // |PyTorch output|, and the index of the largest element of each.
@@ -67,10 +88,16 @@ struct Variant {
     std::shared_ptr<std::vector<std::byte>> file;  // keeps a loaded graph's views alive
 };
 
-std::vector<Variant> variants(const fs::path& model) {
+// Without FBS_V2 where the format cannot hold the model (fbs_v2_refused: the
+// refusal itself is checked).
+std::vector<Variant> variants(const fs::path& model, bool with_fbs_v2) {
     std::vector<Variant> out;
     out.push_back({"imported", formats::import_onnx(model), nullptr});
     for (auto format : {engine::DumpFormat::FBS_V2, engine::DumpFormat::FBS}) {
+        if (format == engine::DumpFormat::FBS_V2 && !with_fbs_v2) {
+            expect_fbs_v2_refusal(out.front().graph, model.stem().string());
+            continue;
+        }
         engine::DumpOptions o;
         o.dump_format = format;
         engine::Dumped d = engine::dump_graph(out.front().graph, o);
@@ -92,12 +119,19 @@ TEST_P(OnnxCorpusEval, OutputsMatchPyTorchAsImportedAndInBothFormats) {
     const auto& output_files = expect["torch_output_files"];
     const bool classifier = expect["classifier"].get<bool>();
 
+    // want: PyTorch's float32 forward; want64: the float64 one (absent for an
+    // integer output, whose reference is the float32 run's).
     std::vector<eval::Tensor> want;
+    std::vector<std::optional<eval::Tensor>> want64;
     for (const auto& f : output_files) want.push_back(eval::read_npy_tensor(corpus_dir() / f.get<std::string>()));
+    for (const auto& f : expect["torch64_output_files"])
+        want64.push_back(f.is_null() ? std::nullopt
+                                     : std::optional(eval::read_npy_tensor(corpus_dir() / f.get<std::string>())));
+    ASSERT_EQ(want64.size(), want.size());
 
     std::vector<Variant> graphs;
     try {
-        graphs = variants(corpus_dir() / (name + ".onnx"));
+        graphs = variants(corpus_dir() / (name + ".onnx"), !fbs_v2_refused(expect));
     } catch (const std::exception& e) {
         // One line per model in the summary, whatever failed: the import or a dump.
         std::printf("  %-36s does not convert: %s\n", name.c_str(), e.what());
@@ -115,7 +149,7 @@ TEST_P(OnnxCorpusEval, OutputsMatchPyTorchAsImportedAndInBothFormats) {
         const auto started = std::chrono::steady_clock::now();
         std::vector<eval::EvalOutput> got;
         try {
-            got = eval::evaluate(v.graph, feeds);
+            got = eval::evaluate(v.graph, feeds, corpus_eval_options());
         } catch (const std::exception& e) {
             std::printf("  %-36s %-8s does not run: %s\n", name.c_str(), v.label.c_str(), e.what());
             ADD_FAILURE() << e.what();
@@ -129,20 +163,33 @@ TEST_P(OnnxCorpusEval, OutputsMatchPyTorchAsImportedAndInBothFormats) {
             const eval::Tensor& out = got[k].value;
             ASSERT_EQ(ir::dtype_string(out.dtype()), ir::dtype_string(want[k].dtype()));
             ASSERT_EQ(ir::shape_string(out.shape()), ir::shape_string(want[k].shape()));
-            const Comparison c = compare(out.data<float>(), want[k].data<float>());
+            // Against the float32 run (the argmax, and printed), and where there is
+            // one the float64 run (the bound).
+            const Comparison c32 = compare(out.data<float>(), want[k].data<float>());
+            std::optional<Comparison> c64, torch32_vs_64;
+            if (want64[k]) {
+                ASSERT_EQ(ir::shape_string(want64[k]->shape()), ir::shape_string(want[k].shape()));
+                c64 = compare(out.data<float>(), want64[k]->data<float>());
+                torch32_vs_64 = compare(want[k].data<float>(), want64[k]->data<float>());
+            }
+            const Comparison& c = c64 ? *c64 : c32;
             EXPECT_EQ(c.mismatched_nans, 0u);
-            EXPECT_LE(c.rel(), kRelTolerance) << "largest |difference| " << c.max_abs_diff
-                                              << ", largest |PyTorch output| " << c.max_abs_ref;
+            EXPECT_LE(c.rel(), kRelTolerance) << "largest |difference| " << c.max_abs_diff << ", largest |PyTorch "
+                                              << (c64 ? "float64" : "") << " output| " << c.max_abs_ref;
+            const std::string against_float32 =
+                c64 ? fmt::format("  vs float32 PyTorch {:.2e} (its own {:.2e})", c32.rel(), torch32_vs_64->rel())
+                    : std::string("  (integer: vs float32 PyTorch)");
             std::string argmax;
             if (classifier) {
-                EXPECT_EQ(c.argmax_got, c.argmax_want);
-                argmax = c.argmax_got == c.argmax_want
-                             ? fmt::format("  argmax {} = PyTorch's", c.argmax_got)
-                             : fmt::format("  argmax {} != PyTorch's {}", c.argmax_got, c.argmax_want);
+                EXPECT_EQ(c32.argmax_got, c32.argmax_want);
+                argmax = c32.argmax_got == c32.argmax_want
+                             ? fmt::format("  argmax {} = PyTorch's", c32.argmax_got)
+                             : fmt::format("  argmax {} != PyTorch's {}", c32.argmax_got, c32.argmax_want);
             }
-            std::printf("  %-36s %-8s %4zu oprs  output %zu %-10s max rel err %.2e (|diff| %.2e of %.3g)%s  %.0f ms\n",
-                        name.c_str(), v.label.c_str(), v.graph.oprs.size(), k, ir::shape_string(out.shape()).c_str(),
-                        c.rel(), c.max_abs_diff, c.max_abs_ref, argmax.c_str(), seconds * 1e3);
+            std::printf(
+                "  %-36s %-8s %4zu oprs  output %zu %-10s max rel err %.2e (|diff| %.2e of %.3g)%s%s  %.0f ms\n",
+                name.c_str(), v.label.c_str(), v.graph.oprs.size(), k, ir::shape_string(out.shape()).c_str(), c.rel(),
+                c.max_abs_diff, c.max_abs_ref, against_float32.c_str(), argmax.c_str(), seconds * 1e3);
         }
     }
 }
