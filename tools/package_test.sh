@@ -201,7 +201,11 @@ deb_packages() {
   rm -rf "$work/deb/x" && dpkg-deb -x "$runtime" "$work/deb/x"
   ldd "$work/deb/x/usr/bin/mgedump" >"$work/run/ldd.txt"
   for soname in $(readelf -d "$work/deb/x/usr/bin/mgedump" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-    path=$(awk -v s="$soname" '$1 == s {print $3}' "$work/run/ldd.txt")
+    # "libz.so.1 => /lib/.../libz.so.1 (0x...)", or for the dynamic loader (NEEDED
+    # once a linked library uses __tls_get_addr, e.g. a thread_local in PIC code)
+    # "/lib64/ld-linux-x86-64.so.2 (0x...)": its path stands first.
+    path=$(awk -v s="$soname" '$1 == s {print $3; next} {n = split($1, p, "/"); if (n > 1 && p[n] == s) print $1}' \
+      "$work/run/ldd.txt")
     pkg=$(dpkg -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1) ||
       pkg=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -n 1 | cut -d: -f1) || pkg=""
     [[ -n "$pkg" ]] || { missing+=("$soname (in no package)"); continue; }
