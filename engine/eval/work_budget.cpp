@@ -23,8 +23,43 @@ bool is_conv_family(std::string_view name) {
 // output (the BackwardFilter operators compute it).
 int filter_input(std::string_view name) {
     if (name.ends_with("BackwardFilter")) return -1;
-    if (name.ends_with("BackwardData")) return 0;
+    if (name == "DeformableConvBackwardData") return 1;  // (src, filter, offset, mask, diff)
+    if (name.ends_with("BackwardData")) return 0;        // (filter, diff)
     return 1;
+}
+
+// The elements of the forward output: a forward operator's own output, or the
+// gradient a backward operator reads (DeformableConv's backward operators read
+// it last, after the offset and mask).
+uint64_t forward_output_elements(const ir::InferContext& c, const ir::InferState& state, std::string_view name) {
+    const ir::Range outs = c.graph().oprs.outputs[c.opr().value];
+    if (!name.ends_with("BackwardData") && !name.ends_with("BackwardFilter"))
+        return outs.count ? elements_of(state.shapes[outs.begin]) : 0;
+    size_t diff = 1;
+    if (name == "DeformableConvBackwardData") diff = 4;
+    if (name == "DeformableConvBackwardFilter") diff = 3;
+    return diff < c.nr_inputs() ? elements_of(c.shape(diff)) : 0;
+}
+
+// The filter elements one output element takes: the filter divided by its
+// output-channel dims ([oc, …] dense, [g, ocpg, …] group; BatchConvBias has one
+// filter per batch entry, [n, oc, …]; LocalShare's [(g,) sgh, sgw, …, oc(pg)] has
+// one filter per spatial group and its output channels last).
+uint64_t filter_per_output_element(const ir::InferContext& c, std::string_view name, const ir::Shape& filter) {
+    if (!filter.known() || filter.ndim < 2) return 0;
+    const bool group = c.enum_field("sparse") == "GROUP";
+    uint64_t per = elements_of(filter);
+    auto divide = [&](uint32_t dim) { per = dim ? per / dim : 0; };
+    if (name.starts_with("LocalShare")) {
+        const uint32_t leading = group ? 3 : 2;
+        if (filter.ndim <= leading) return 0;
+        for (uint32_t d = 0; d < leading; ++d) divide(filter[d]);
+        divide(filter[filter.ndim - 1]);
+        return per;
+    }
+    divide(filter[0]);
+    if (group || name == "BatchConvBias") divide(filter[1]);
+    return per;
 }
 
 }  // namespace
@@ -33,7 +68,7 @@ uint64_t estimate_work(const ir::InferContext& c, const ir::InferState& state) {
     const ir::Graph& g = c.graph();
     const ir::Range outs = g.oprs.outputs[c.opr().value];
     uint64_t read_written = 0;
-    uint64_t largest = 0;  // the largest tensor the operator touches
+    uint64_t largest = 0;  // the elements that each take `inner` multiply-adds: the largest tensor, unless the operator says
     for (size_t i = 0; i < c.nr_inputs(); ++i) {
         const uint64_t n = elements_of(c.shape(i));
         read_written = saturating_add(read_written, n);
@@ -48,13 +83,14 @@ uint64_t estimate_work(const ir::InferContext& c, const ir::InferState& state) {
     read_written = saturating_add(read_written, out_elements);
 
     const std::string_view name = c.def().name;
-    uint64_t inner = 0;  // multiply-adds per element of `largest`, where there is such a factor
+    uint64_t inner = 0;  // where there is such a factor
     if (is_conv_family(name)) {
-        // Each element of the data side takes the filter's size per output channel
-        // (the filter's first dim is its output channels, or its groups).
+        // Each element of the forward output is a dot product of the filter's
+        // size per output channel; a backward operator does the same products.
         const int f = filter_input(name);
         const ir::Shape& filter = f < 0 ? state.shapes[outs.begin] : (static_cast<size_t>(f) < c.nr_inputs() ? c.shape(f) : ir::Shape{});
-        if (filter.known() && filter[0] > 0) inner = elements_of(filter) / filter[0];
+        inner = filter_per_output_element(c, name, filter);
+        largest = forward_output_elements(c, state, name);
     } else if (name == "MatrixMul" || name == "BatchedMatrixMul") {
         // Output elements times the shared dimension: A's last dim, or its
         // second-to-last when transposed.

@@ -20,9 +20,10 @@ inline constexpr uint64_t kDefaultMaxEvalValueBytes = uint64_t{1} << 34;
 // The estimated multiply-adds of the operator `c` reads, whose inputs' and
 // outputs' shapes `state` knows: every element read and written, and for the operators whose
 // output elements each take a window or a dot product (convolutions, matrix
-// products, pooling, attention, LRN) the output elements times that inner size.
-// An upper estimate (a grouped convolution counts its filter's every output
-// channel group); saturates instead of wrapping.
+// products, pooling, attention, LRN) the output elements times that inner size
+// (a convolution's: its forward output times the filter per output channel, so a
+// large filter over a small output is not counted twice). An upper estimate where
+// a layout is not modelled; saturates instead of wrapping.
 uint64_t estimate_work(const ir::InferContext& c, const ir::InferState& state);
 
 }  // namespace mgedump::engine::eval

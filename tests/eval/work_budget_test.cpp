@@ -48,12 +48,40 @@ TEST(WorkBudget, ATransposedMatrixProductTakesTheSharedDimensionFromTheOtherAxis
     EXPECT_EQ(work_of_last_operator(b, y), 10u + 20 + 8 + 8 * 5);
 }
 
-TEST(WorkBudget, AConvolutionCountsItsFilterPerOutputChannelForEachElement) {
+TEST(WorkBudget, AConvolutionCountsItsFilterPerOutputChannelForEachOutputElement) {
     // Input [1,3,8,8] (192), filter [4,3,3,3] (108), output [1,4,6,6] (144): each of
-    // the 192 input-side elements (the largest) takes 3·3·3 = 27.
+    // the 144 output elements is a dot product of 3·3·3 = 27.
     GraphBuilder b;
     VarId y = b.op("Convolution", {b.input("x", F32, {1, 3, 8, 8}), b.input("w", F32, {4, 3, 3, 3})});
-    EXPECT_EQ(work_of_last_operator(b, y), 192u + 108 + 144 + 192 * 27);
+    EXPECT_EQ(work_of_last_operator(b, y), 192u + 108 + 144 + 144 * 27);
+}
+
+TEST(WorkBudget, ALargeFilterOverASmallOutputIsNotCountedTwice) {
+    // regnet's late stages: filter [512,512,3,3] (2,359,296) over a [1,512,3,3]
+    // input padded to a [1,512,3,3] output (4,608): 4,608 dot products of
+    // 512·3·3 = 4,608, not the filter's elements times that.
+    GraphBuilder b;
+    VarId y = b.op("Convolution", {b.input("x", F32, {1, 512, 3, 3}), b.input("w", F32, {512, 512, 3, 3})},
+                   {{"pad_h", ir::ParamArg(1)}, {"pad_w", ir::ParamArg(1)}});
+    EXPECT_EQ(work_of_last_operator(b, y), 4608u + 2359296 + 4608 + 4608 * 4608);
+}
+
+TEST(WorkBudget, AGroupConvolutionCountsOneGroupsInputChannelsPerOutputElement) {
+    // 4 groups of 2 → 3 channels: filter [4,3,2,3,3] (216), input [1,8,5,5] (200),
+    // output [1,12,3,3] (108), each output element a dot product of 2·3·3 = 18.
+    GraphBuilder b;
+    VarId y = b.op("Convolution", {b.input("x", F32, {1, 8, 5, 5}), b.input("w", F32, {4, 3, 2, 3, 3})},
+                   {{"sparse", ir::ParamArg("GROUP")}});
+    EXPECT_EQ(work_of_last_operator(b, y), 200u + 216 + 108 + 108 * 18);
+}
+
+TEST(WorkBudget, ABackwardDataConvolutionCountsTheForwardProducts) {
+    // The gradient [1,4,6,6] (144) through filter [4,3,3,3] (108) to [1,3,8,8] (192):
+    // the forward convolution's 144·27 multiply-adds.
+    GraphBuilder b;
+    VarId y = b.op("ConvolutionBackwardData",
+                   {b.input("w", F32, {4, 3, 3, 3}), b.input("dy", F32, {1, 4, 6, 6})});
+    EXPECT_EQ(work_of_last_operator(b, y), 108u + 144 + 192 + 144 * 27);
 }
 
 TEST(WorkBudget, PoolingCountsItsWindowPerOutputElement) {
