@@ -25,6 +25,7 @@
 #include "engine/eval/elements.h"
 #include "engine/eval/kernels.h"
 #include "ir/infer/conv_2d.h"
+#include "ir/infer/conv_3d.h"
 #include "ir/infer/shape_util.h"
 
 namespace mgedump::engine::eval {
@@ -159,15 +160,14 @@ ConvGeometry geometry_3d(const KernelContext& ctx, const ir::Shape& src, const i
     g.group = group ? filter[0] : 1;
     g.ocpg = filter[s];
     g.icpg = filter[s + 1];
-    const ir::FieldName pads[3] = {"pad_d", "pad_h", "pad_w"}, strides[3] = {"stride_d", "stride_h", "stride_w"},
-                        dilates[3] = {"dilate_d", "dilate_h", "dilate_w"};
+    const ir::conv::Conv3d p = ir::conv::read_conv3d(pc);
     for (int a = 0; a < 3; ++a) {
         g.in[a] = src[2 + a];
         g.out[a] = dst[2 + a];
         g.kernel[a] = filter[s + 2 + a];
-        g.pad[a] = static_cast<size_t>(pc.int_field(pads[a]));
-        g.stride[a] = static_cast<size_t>(pc.int_field(strides[a]));
-        g.dilate[a] = static_cast<size_t>(pc.int_field(dilates[a]));
+        g.pad[a] = p.pad[a];
+        g.stride[a] = p.stride[a];
+        g.dilate[a] = p.dil[a];
     }
     if (g.icpg * g.group != src[1] || g.ocpg * g.group != dst[1])
         ctx.fail("filter {} does not fit input {} and output {}", ir::shape_string(filter),

@@ -60,9 +60,7 @@ int cached_field_index(ParamTableId table, FieldName field) {
 
 }  // namespace
 
-const FieldValue& InferContext::field(FieldName name, size_t table) const { return find_field_value(name, table); }
-
-const FieldValue& InferContext::find_field_value(FieldName name, size_t table) const {
+const FieldValue& InferContext::field(FieldName name, size_t table) const {
     const ParamValue& p = param(table);
     const int idx = cached_field_index(p.table, name);
     if (idx < 0 || static_cast<size_t>(idx) >= p.fields.size()) [[unlikely]]
@@ -72,7 +70,7 @@ const FieldValue& InferContext::find_field_value(FieldName name, size_t table) c
 }
 
 int64_t InferContext::int_field(FieldName name, size_t table) const {
-    const FieldValue& v = find_field_value(name, table);
+    const FieldValue& v = field(name, table);
     if (auto* i = std::get_if<int64_t>(&v)) return *i;
     if (auto* u = std::get_if<uint64_t>(&v)) return static_cast<int64_t>(*u);
     if (auto* d = std::get_if<double>(&v)) return static_cast<int64_t>(*d);
@@ -80,7 +78,7 @@ int64_t InferContext::int_field(FieldName name, size_t table) const {
 }
 
 double InferContext::float_field(FieldName name, size_t table) const {
-    const FieldValue& v = find_field_value(name, table);
+    const FieldValue& v = field(name, table);
     if (auto* d = std::get_if<double>(&v)) return *d;
     if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
     if (auto* u = std::get_if<uint64_t>(&v)) return static_cast<double>(*u);
@@ -88,7 +86,7 @@ double InferContext::float_field(FieldName name, size_t table) const {
 }
 
 const std::vector<int32_t>& InferContext::ints_field(FieldName name, size_t table) const {
-    const FieldValue& v = find_field_value(name, table);
+    const FieldValue& v = field(name, table);
     if (auto* l = std::get_if<std::vector<int32_t>>(&v)) return *l;
     throw Error(fmt::format("inference rule of {}: field '{}' is not an int list", def().name, name));
 }

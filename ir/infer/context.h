@@ -133,7 +133,6 @@ private:
     void prepare_outputs();
     bool more_outputs_done() const;
     const StaticValue* constant_input_value(size_t i) const;
-    const FieldValue& find_field_value(FieldName field, size_t table) const;
     [[noreturn]] void fail_missing_param_table(size_t table) const;
     [[noreturn]] void fail_output_index(size_t k) const;
     void mark_set(size_t k) {

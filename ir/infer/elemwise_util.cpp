@@ -85,18 +85,23 @@ bool merge_broadcast(Shape& dst, const Shape& cur) {
 
 }  // namespace
 
-std::optional<Shape> elemwise_shape(std::span<const Shape* const> shapes) {
-    if (shapes.empty()) return Shape{};
-    const Shape& first = *shapes[0];
+namespace {
+
+// One walk over shapes held by value or by pointer; `at(k)` gives the k-th.
+template <class At>
+std::optional<Shape> merged_shape(size_t n, At at) {
+    if (n == 0) return Shape{};
+    const Shape& first = at(0);
     bool all_equal = true;
-    for (const Shape* s : shapes) {
-        if (!s->known()) return Shape{};
-        all_equal = all_equal && *s == first;
+    for (size_t k = 0; k < n; ++k) {
+        const Shape& s = at(k);
+        if (!s.known()) return Shape{};
+        all_equal = all_equal && s == first;
     }
     if (all_equal) return first;  // the common case, nothing to broadcast
     Shape dst = first;
-    for (size_t k = 1; k < shapes.size(); ++k) {
-        const Shape& cur = *shapes[k];
+    for (size_t k = 1; k < n; ++k) {
+        const Shape& cur = at(k);
         if (is_scalar(dst)) {
             dst = cur;
             continue;
@@ -107,10 +112,14 @@ std::optional<Shape> elemwise_shape(std::span<const Shape* const> shapes) {
     return dst;
 }
 
+}  // namespace
+
+std::optional<Shape> elemwise_shape(std::span<const Shape* const> shapes) {
+    return merged_shape(shapes.size(), [&](size_t k) -> const Shape& { return *shapes[k]; });
+}
+
 std::optional<Shape> elemwise_shape(std::span<const Shape> shapes) {
-    std::vector<const Shape*> ptrs(shapes.size());
-    for (size_t i = 0; i < shapes.size(); ++i) ptrs[i] = &shapes[i];
-    return elemwise_shape(std::span<const Shape* const>(ptrs));
+    return merged_shape(shapes.size(), [&](size_t k) -> const Shape& { return shapes[k]; });
 }
 
 bool broadcasts_to(const Shape& src, const Shape& dst) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ir/infer/conv_2d.h"
+#include "ir/infer/conv_3d.h"
 #include "ir/infer/conv_util.h"
 #include "ir/infer/rules.h"
 #include "ir/infer/shape_util.h"
@@ -13,7 +14,7 @@
 namespace mgedump::ir {
 namespace {
 
-using namespace conv;  // NOLINT: the family's shared helpers (conv_2d.h, conv_util.h)
+using namespace conv;  // NOLINT: the family's shared helpers (conv_2d.h, conv_3d.h, conv_util.h)
 
 void rule_convolution(InferContext& ctx) {
     ctx.expect_inputs(2, 2);
@@ -150,29 +151,6 @@ void rule_batch_conv_bias(InferContext& ctx) {
 }
 
 // ---------------------------------------------------------------- 3-D conv
-
-struct Conv3d {
-    uint32_t pad[3], stride[3], dil[3];
-    bool group, ndhwc, io16;
-};
-
-Conv3d read_conv3d(const InferContext& ctx) {
-    Conv3d p{};
-    const char* axes[3] = {"d", "h", "w"};
-    const FieldName pads[3] = {"pad_d", "pad_h", "pad_w"}, strides[3] = {"stride_d", "stride_h", "stride_w"},
-                    dilates[3] = {"dilate_d", "dilate_h", "dilate_w"};
-    for (int i = 0; i < 3; ++i) {
-        p.pad[i] = static_cast<uint32_t>(ctx.int_field(pads[i]));
-        p.stride[i] = static_cast<uint32_t>(ctx.int_field(strides[i]));
-        p.dil[i] = static_cast<uint32_t>(ctx.int_field(dilates[i]));
-        if (p.stride[i] == 0) ctx.fail("stride_{} is 0: a stride of 0 is refused", axes[i]);
-        if (p.dil[i] == 0) ctx.fail("dilate_{} is 0: dilation must be positive", axes[i]);
-    }
-    p.group = ctx.enum_field("sparse") == "GROUP";
-    p.ndhwc = ctx.enum_field("format") == "NDHWC";
-    p.io16 = ctx.enum_field("data_type") == "FLOAT_IO16xC32";
-    return p;
-}
 
 // dnn/src/common/convolution3d.cpp deduce_layout_fwd.
 Shape conv3d_fwd_shape(const InferContext& ctx, const Conv3d& p, const Shape& src, const Shape& f,
