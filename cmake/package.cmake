@@ -20,13 +20,17 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME mgedump)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
+# Loaded at run time by the evaluator (engine/eval/blas_library.h), so no NEEDED
+# entry tells dpkg-shlibdeps; CPack adds what it computes to this.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "libopenblas0")
 
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME mgedump-dev)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 # The static libraries link these at the embedding program's link time; pkg-config
-# (pkgconf) reads mgedump.pc and the OpenBLAS and xxHash ones the CMake package uses.
+# (pkgconf) reads mgedump.pc and the xxHash one the CMake package uses. OpenBLAS is
+# loaded at run time (libopenblas0).
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
-    "libfmt-dev, libxxhash-dev, libflatbuffers-dev, nlohmann-json3-dev, libtbb-dev, libabsl-dev, libprotobuf-dev, libonnx-dev, libopenblas-dev, pkg-config")
+    "libfmt-dev, libxxhash-dev, libflatbuffers-dev, nlohmann-json3-dev, libtbb-dev, libabsl-dev, libprotobuf-dev, libonnx-dev, libopenblas0, pkg-config")
 
 set(CPACK_DEBIAN_DEBUG_PACKAGE_NAME mgedump-dbg)
 set(CPACK_DEBIAN_DEBUG_PACKAGE_SECTION debug)

@@ -49,6 +49,29 @@ TEST_F(RunCommand, WritesEachOutputAsNpyWithTheOperatorsValues) {
     EXPECT_EQ(floats_of(dir / "out" / "out.npy"), (std::vector<float>{1.5f, 1.0f, 5.0f}));
 }
 
+// OpenBLAS is loaded by the first matrix product (engine/eval/blas_library.h), not
+// at startup: the dynamic loader's own trace (LD_DEBUG=files) names every library
+// it loads, so a dump must not name it and a run of a MatrixMul must.
+TEST_F(RunCommand, OpenBlasIsLoadedByTheFirstMatrixProductNotByADump) {
+    const std::string graph = write("mm.json", R"({"format": "mgedump-graph", "version": 1,
+      "constants": [{"name": "a", "dtype": "Float32", "shape": [1, 2], "values": [1, 2]},
+                    {"name": "b", "dtype": "Float32", "shape": [2, 1], "values": [3, 4]}],
+      "operators": [{"op": "MatrixMul", "inputs": ["a", "b"], "outputs": ["y"]}],
+      "outputs": ["y"]})");
+    const CliRun dump = run_shell("LD_DEBUG=files " + cli_path() + " dump " + graph + " -q -o " +
+                                  (dir / "mm.mge").string());
+    ASSERT_EQ(dump.status, 0) << dump.out;
+    EXPECT_NE(dump.out.find("libtbb"), std::string::npos) << "no loader trace: " << dump.out;
+    EXPECT_EQ(dump.out.find("libopenblas"), std::string::npos) << dump.out;
+
+    const CliRun run = run_shell("LD_DEBUG=files " + cli_path() + " run " + graph + " -q -o " +
+                                 (dir / "out").string());
+    ASSERT_EQ(run.status, 0) << run.out;
+    EXPECT_NE(run.out.find("libopenblas"), std::string::npos) << run.out;
+    // [1,2]·[3,4]ᵀ
+    EXPECT_EQ(floats_of(dir / "out" / "y.npy"), (std::vector<float>{11.0f}));
+}
+
 TEST_F(RunCommand, RandomInputsAreTheSameForTheSameSeed) {
     const std::string graph = write("g.json", kAppendixCGraph);
     ASSERT_EQ(run_cli("run " + graph + " -q -o " + (dir / "a").string() + " --random-inputs 7").status, 0);

@@ -122,6 +122,18 @@ install_tree() {
   echo "installed binary: $size bytes (build tree: $(stat -c %s "$work/build/mgedump"))"
   ((size < 40 * 1024 * 1024)) || fail "the installed binary is $size bytes"
   "$exe" --version
+  # The evaluator loads OpenBLAS at run time (engine/eval/blas_library.h): a matrix
+  # product [1,2]·[2,1] = 1·3 + 2·4 from the installed binary.
+  cat >"$work/run/matmul.json" <<'EOF'
+{"format": "mgedump-graph", "version": 1,
+ "constants": [{"name": "a", "dtype": "Float32", "shape": [1, 2], "values": [1, 2]},
+               {"name": "b", "dtype": "Float32", "shape": [2, 1], "values": [3, 4]}],
+ "operators": [{"op": "MatrixMul", "inputs": ["a", "b"], "outputs": ["y"]}],
+ "outputs": ["y"]}
+EOF
+  "$exe" run "$work/run/matmul.json" -o "$work/run/matmul" -q
+  [[ "$("$python" -c 'import numpy, sys; print(numpy.load(sys.argv[1]).tolist())' "$work/run/matmul/y.npy")" == "[[11.0]]" ]] ||
+    fail "the installed binary's matrix product is not [[11.0]]"
 }
 
 # Every public header compiles with the prefix as the only include path beyond the
@@ -194,6 +206,9 @@ deb_packages() {
   depends=$(dpkg-deb -f "$runtime" Depends)
   echo "Depends: $depends"
   ! grep -q -- '-dev' <<<"$depends" || fail "the runtime package depends on a -dev package"
+  # OpenBLAS is loaded at run time, so no NEEDED entry names it: Depends must.
+  tr ',' '\n' <<<"$depends" | sed 's/(.*)//; s/ //g' | grep -qx libopenblas0 ||
+    fail "Depends lacks libopenblas0, which the evaluator loads at run time"
   for d in $(tr ',|' '\n\n' <<<"$depends" | sed 's/(.*)//; s/ //g'); do
     named+=("$d")
     named+=($(dpkg-query -W -f '${Depends}' "$d" 2>/dev/null | tr ',|' '\n\n' | sed 's/(.*)//; s/ //g; s/:any$//'))

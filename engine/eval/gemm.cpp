@@ -1,6 +1,5 @@
 #include "engine/eval/gemm.h"
 
-#include <cblas.h>
 #include <fmt/format.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -8,49 +7,12 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
-#include <cstring>
 
+#include "engine/eval/blas_library.h"
 #include "ir/error.h"
 
 namespace mgedump::engine::eval {
 namespace {
-
-// A DYNAMIC_ARCH OpenBLAS (Debian's) picks its kernels by CPU model when it is
-// loaded. 0.3.21 does not know newer Intel models (Sapphire Rapids, or a VM's
-// generic "Intel Xeon Processor") and falls back to its SSE3 "Prescott" kernels,
-// 3-4x slower than the AVX2 / AVX-512 ones the CPU runs. OPENBLAS_CORETYPE is
-// the documented override, but it is read at load time; re-running the same
-// selection with it set, before any BLAS call, has the same effect. A
-// user's OPENBLAS_CORETYPE is left alone; weak, so a build without
-// DYNAMIC_ARCH (no such functions) links and keeps its own kernels.
-extern "C" __attribute__((weak)) void gotoblas_dynamic_init(void);
-extern "C" __attribute__((weak)) void gotoblas_dynamic_quit(void);
-
-void choose_blas_kernels() {
-    if (!gotoblas_dynamic_init || !gotoblas_dynamic_quit || std::getenv("OPENBLAS_CORETYPE")) return;
-    const char* core = openblas_get_corename();
-    if (!core || std::strcmp(core, "Prescott") != 0) return;
-    const char* better = nullptr;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-        better = "SkylakeX";
-    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        better = "Haswell";
-    if (!better) return;
-    setenv("OPENBLAS_CORETYPE", better, 0);
-    gotoblas_dynamic_quit();
-    gotoblas_dynamic_init();
-}
-
-// OpenBLAS's own thread pool would fight the TBB arena for the cores. Done at
-// static initialisation, while the process is still single-threaded (setenv
-// must not race a getenv).
-const bool kBlasConfigured = [] {
-    choose_blas_kernels();
-    openblas_set_num_threads(1);
-    return true;
-}();
 
 blasint blas_int(size_t v, const char* what) {
     if (v > static_cast<size_t>(INT_MAX))
@@ -61,12 +23,12 @@ blasint blas_int(size_t v, const char* what) {
 
 inline void blas_call(bool ta, bool tb, blasint m, blasint n, blasint k, float alpha, const float* a,
                       blasint lda, const float* b, blasint ldb, float beta, float* c, blasint ldc) {
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+    blas_library().sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
                 a, lda, b, ldb, beta, c, ldc);
 }
 inline void blas_call(bool ta, bool tb, blasint m, blasint n, blasint k, double alpha, const double* a,
                       blasint lda, const double* b, blasint ldb, double beta, double* c, blasint ldc) {
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+    blas_library().dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
                 a, lda, b, ldb, beta, c, ldc);
 }
 
@@ -84,7 +46,7 @@ void gemm_impl(bool ta, bool tb, size_t m, size_t n, size_t k, T alpha, const T*
             for (size_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
         return;
     }
-    (void)kBlasConfigured;
+    blas_library();  // loaded here, before any product runs on the TBB workers
     const blasint bk = blas_int(k, "k"), blda = blas_int(lda, "row stride"),
                   bldb = blas_int(ldb, "row stride"), bldc = blas_int(ldc, "row stride");
     blas_int(m, "m");
