@@ -32,7 +32,7 @@ DumpedBytes dump(const Graph& g, const DumpOptions& options) {
 DumpResult dump_to_file(const Graph& g, const DumpOptions& options, const std::filesystem::path& path) {
     engine::check_options(options);
     engine::FileOps ops;
-    engine::AtomicFile file(path.string(), ops);
+    engine::AtomicFile file(path.string(), ops, engine::WriteThread::ForLargeArtifacts);
     DumpResult r = jobs::dump_one(jobs::DumpJob{.graph = g, .options = options}, &file).result;
     file.commit();
     return r;

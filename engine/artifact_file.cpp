@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/write_behind.h"
 #include "ir/error.h"
 
 namespace mgedump::engine {
@@ -168,7 +169,8 @@ class WriteBuffers {
 // Tries for a name not taken: a recycled PID may meet a dead writer's leftover.
 constexpr int kNameTries = 8;
 
-AtomicFile::AtomicFile(std::string path, FileOps& ops) : path_(std::move(path)), ops_(ops) {
+AtomicFile::AtomicFile(std::string path, FileOps& ops, WriteThread thread)
+    : path_(std::move(path)), ops_(ops), thread_(thread) {
     Output out = resolve_output(path_);
     if (out.how == How::Stdout) {
         fd_ = STDOUT_FILENO;
@@ -195,12 +197,14 @@ AtomicFile::AtomicFile(std::string path, FileOps& ops) : path_(std::move(path)),
 }
 
 AtomicFile::~AtomicFile() {
+    writer_.reset();  // its thread writes to fd_: stopped before fd_ closes
     if (buffer_) WriteBuffers::give_back(std::move(buffer_));
     if (!done_) discard();
 }
 
 void AtomicFile::discard() {
     done_ = true;
+    writer_.reset();
     if (owns_fd_) ops_.close(fd_);
     if (named_) ops_.unlink(tmp_);
 }
@@ -210,29 +214,48 @@ void AtomicFile::abandon(std::string_view what, int err) {
     fail(path_, what, err);
 }
 
-// write may write less than asked: advance until done.
+void AtomicFile::abandon_for_writer() {
+    const int err = writer_->failure();
+    const std::string what = writer_->failure_what();
+    abandon(what, err);
+}
+
+void AtomicFile::begin(uint64_t size) {
+    // Two buffers queued behind the one being written and the one being filled:
+    // enough to keep both cores busy, little to hold.
+    constexpr size_t kQueued = 2;
+    if (thread_ == WriteThread::ForLargeArtifacts && !writer_ && size >= kWriteBehindFrom)
+        writer_ = std::make_unique<WriteBehind>(ops_, fd_, kQueued, &WriteBuffers::take, &WriteBuffers::give_back);
+}
+
 void AtomicFile::write_out(std::span<const std::byte> bytes) {
-    while (!bytes.empty()) {
-        long n = ops_.write_some(fd_, std::span(&bytes, 1));
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            abandon("write failed", errno);
-        }
-        if (n == 0) abandon("write made no progress", EIO);
-        bytes = bytes.subspan(static_cast<size_t>(n));
-    }
+    const char* what = nullptr;
+    if (const int err = write_all(ops_, fd_, bytes, what)) abandon(what, err);
+}
+
+void AtomicFile::drain_writer() {
+    if (!writer_) return;
+    writer_->drain();
+    if (writer_->failure()) abandon_for_writer();
 }
 
 void AtomicFile::flush() {
     if (used_ == 0) return;
+    if (writer_) {
+        buffer_ = writer_->submit(std::move(buffer_), used_);
+        used_ = 0;
+        if (!buffer_) abandon_for_writer();
+        return;
+    }
     write_out({buffer_.get(), used_});
     used_ = 0;
 }
 
 void AtomicFile::write(std::span<const std::byte> bytes) {
     if (bytes.empty()) return;  // an empty span may have no data pointer, which memcpy must not see
-    if (bytes.size() >= kBufferBytes) {  // large: straight from where it is
+    if (bytes.size() >= kBufferBytes) {  // large: straight from where it is, after what is queued
         flush();
+        drain_writer();
         write_out(bytes);
         return;
     }
@@ -249,6 +272,8 @@ std::span<std::byte> AtomicFile::next(size_t n) {
 
 void AtomicFile::commit() {
     flush();
+    drain_writer();
+    writer_.reset();
     if (target_.empty()) {  // written through: nothing to rename
         done_ = true;
         if (owns_fd_ && ops_.close(fd_) != 0) fail(path_, "close failed", errno);

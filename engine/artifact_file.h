@@ -17,6 +17,7 @@
 // writer is gone.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <span>
@@ -46,6 +47,15 @@ struct FileOps {
     virtual int unlink(const std::string& path);
 };
 
+class WriteBehind;
+
+// Whether a large artifact is written on a thread of its own while the artifact
+// pass reads on (engine/write_behind.h): right for one dump on an otherwise idle
+// machine (the command line, dump_to_file), where it overlaps the read and the
+// write of the weights on two cores; wrong in a batch, whose jobs already keep
+// every core busy.
+enum class WriteThread : uint8_t { Never, ForLargeArtifacts };
+
 // An artifact written as it is produced: bytes go to a temporary file beside
 // `path` (or its symlink's target), and commit() renames it into place; "-" and
 // special files are written through instead (see the top of this file). As a sink of the artifact pass
@@ -55,13 +65,17 @@ struct FileOps {
 // Errors are thrown as Error naming `path` and the OS error.
 class AtomicFile : public ArtifactSink {
   public:
-    AtomicFile(std::string path, FileOps& ops);
+    AtomicFile(std::string path, FileOps& ops, WriteThread thread = WriteThread::Never);
     ~AtomicFile() override;
     AtomicFile(const AtomicFile&) = delete;
     AtomicFile& operator=(const AtomicFile&) = delete;
 
     void write(std::span<const std::byte> bytes);
-    void begin(uint64_t) override {}
+    // Starts the write thread for an artifact of kWriteBehindFrom bytes or more,
+    // when the constructor allowed it.
+    void begin(uint64_t size) override;
+    // Below this a thread costs more than the overlap gains.
+    static constexpr uint64_t kWriteBehindFrom = uint64_t{8} << 20;
     std::span<std::byte> next(size_t n) override;
     void filled(size_t n) override { used_ += n; }
     bool reads_input_files() const override { return true; }
@@ -71,7 +85,10 @@ class AtomicFile : public ArtifactSink {
   private:
     void flush();
     void write_out(std::span<const std::byte> bytes);
+    // Waits for the write thread's queue to empty (abandons on its failure).
+    void drain_writer();
     [[noreturn]] void abandon(std::string_view what, int err);
+    [[noreturn]] void abandon_for_writer();
 
     void discard();
 
@@ -84,6 +101,8 @@ class AtomicFile : public ArtifactSink {
     bool named_ = false;   // tmp_ exists in the file system
     std::unique_ptr<std::byte[]> buffer_;  // a recycled 256 KiB buffer, taken at the first write
     size_t used_ = 0;
+    WriteThread thread_;
+    std::unique_ptr<WriteBehind> writer_;  // while a large artifact is written
     bool done_ = false;  // committed or abandoned: the temporary file is gone or renamed
 };
 

@@ -84,8 +84,9 @@ void run_dump(const DumpCommand& c) {
         engine::remove_stale_temp_files(engine::temp_dir_for(c.output));  // left by killed runs
         // Each graph streams into a temporary file as it is dumped, so its weights
         // are read once; the file replaces c.output only when every graph dumped
-        // ("-", a FIFO or a device are written through: engine/artifact_file.h).
-        engine::AtomicFile file(c.output, ops);
+        // ("-", a FIFO or a device are written through: engine/artifact_file.h). A
+        // large one is written on a second thread while the weights are read.
+        engine::AtomicFile file(c.output, ops, engine::WriteThread::ForLargeArtifacts);
         file.write(existing);
         for (const std::string& input : c.inputs) {
             current.clear();
