@@ -98,12 +98,18 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
         serialize();
         methods.push_back(serialize);
     }
-    // The inference every dump runs first (ir/infer.h), alone: its share of the
-    // mgedump column is what it costs a dump.
+    // The static inference of every operator (ir/infer.h), alone, as a dump would
+    // run it on a graph no builder or reader had inferred.
     const size_t inference = methods.size();
     methods.push_back([&] {
         ir::InferState state = ir::infer_graph(model.graph, original_order);
         if (state.dtypes.size() != model.graph.vars.size()) throw std::logic_error("inference lost vars");
+    });
+    // Making the graph, which is where a conversion pays for inference.
+    const size_t make = methods.size();
+    methods.push_back([&] {
+        const ir::Graph again = model.make();
+        if (again.oprs.size() != model.graph.oprs.size()) throw std::logic_error("the model made again differs");
     });
     // As the CLI and the batch dump: with the xxh3-128 of the file they report.
     const size_t with_digest = methods.size();
@@ -136,6 +142,7 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
     if (proto) row.onnx_s = median(samples[3]);
     row.with_digest_s = median(samples[with_digest]);
     row.inference_s = median(samples[inference]);
+    row.make_s = median(samples[make]);
     return row;
 }
 

@@ -3,6 +3,7 @@
 // shuffled order, so drift, noise and after-effects hit all of them alike), then medians.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@ struct ModelUnderTest {
     std::string name;
     ir::Graph graph;
     std::optional<std::string> onnx_bytes;  // the .onnx file it came from, if any
+    // Makes `graph` again as a user's conversion does: the ONNX import, or the
+    // builder calls of a synthetic model. Either infers every operator as it adds it.
+    std::function<ir::Graph()> make;
 };
 
 struct ComparisonRow {
@@ -28,8 +32,10 @@ struct ComparisonRow {
     // library dump (the Python module's); with_digest: the same plus the file's
     // xxh3-128, as the CLI and batch reports print it.
     double memcpy_s = 0, mgedump_s = 0, naive_s = 0, with_digest_s = 0;
-    // The static inference alone (part of every mgedump dump).
-    double inference_s = 0;
+    // The static inference of every operator, alone. A dump does not run it (the
+    // builder and the readers infer as they make the graph, and a dump reads their
+    // var table); `make` is that: the import or build, inference included.
+    double inference_s = 0, make_s = 0;
     std::optional<double> onnx_s;
 };
 
