@@ -28,7 +28,7 @@ const std::unordered_map<std::string_view, Handler>& handler_index() {
                            math_handlers(), compare_handlers(), reduce_handlers(), norm_handlers(),
                            tensor_handlers(), gather_handlers(), loss_handlers(),
                            recurrent_handlers(), einsum_handlers(), quantize_handlers(),
-                           window_handlers(), grid_sample_handlers()})
+                           window_handlers(), grid_sample_handlers(), training_handlers()})
             for (const OpHandler& h : table) m.emplace(h.op_type, h.convert);
         return m;
     }();
@@ -434,16 +434,17 @@ void Importer::convert(const onnx::NodeProto& n) {
     handled_attrs_.clear();
     input_overrides_.clear();
     if (auto it = fused_bn_.find(n.output_size() > 0 ? n.output(0) : ""); it != fused_bn_.end()) return;
-    if (!n.domain().empty() && n.domain() != "ai.onnx")
-        fail(fmt::format("operator domain '{}' is not supported", n.domain()));
+    const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    const auto& index = handler_index();
+    const std::string key = op_key(n);
+    auto it = index.find(key);
+    if (!default_domain && it == index.end()) fail(fmt::format("operator domain '{}' is not supported", n.domain()));
     // Every operator we map has a required first output (but the recurrent ones,
     // whose Y is optional: ops_recurrent.cpp); handlers may rely on it.
     const bool optional_y = n.op_type() == "RNN" || n.op_type() == "GRU" || n.op_type() == "LSTM";
     if (n.output_size() == 0 || (n.output(0).empty() && !optional_y)) fail("output #0 is missing");
-    const auto& index = handler_index();
-    auto it = index.find(n.op_type());
     if (it == index.end()) fail("operator type is not supported");
-    if (opset_ < 7) upgrade_legacy_node(*this);
+    if (default_domain && opset_ < 7) upgrade_legacy_node(*this);
     it->second(*this);
     for (int k = 0; k < n.output_size(); ++k)
         if (!n.output(k).empty() && !values_.count(n.output(k)))
@@ -466,7 +467,11 @@ ir::Graph Importer::run() {
     // Opsets 1..6: each operator's version in force is checked (formats/onnx/op_versions.cpp).
     refuse_unsupported_ops(g, model_.label, opset_,
                            [](std::string_view op) { return handler_index().count(op) != 0; });
-    if (opset_ < 1)
+    // A model of other domains' operators only (the training optimizers' tests)
+    // needs no default-domain opset.
+    bool default_domain_nodes = false;
+    for (const auto& n : g.node()) default_domain_nodes |= n.domain().empty() || n.domain() == "ai.onnx";
+    if (opset_ < 1 && default_domain_nodes)
         throw GraphError(fmt::format("{}: the model imports no version of the default ONNX domain (opset {})",
                                      model_.label, opset_));
     declare_inputs();
@@ -481,6 +486,11 @@ ir::Graph Importer::run() {
         builder_.output(it->second.var, out.name());
     }
     return builder_.finish();
+}
+
+std::string op_key(const onnx::NodeProto& n) {
+    if (n.domain().empty() || n.domain() == "ai.onnx") return n.op_type();
+    return n.domain() + ":" + n.op_type();
 }
 
 }  // namespace mgedump::formats::onnx_import

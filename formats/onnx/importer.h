@@ -184,6 +184,12 @@ std::span<const OpHandler> einsum_handlers();
 std::span<const OpHandler> quantize_handlers();
 std::span<const OpHandler> window_handlers();
 std::span<const OpHandler> grid_sample_handlers();
+// Operators of other domains are keyed "DOMAIN:OpType" (op_key).
+std::span<const OpHandler> training_handlers();
+
+// The handler key of node `n`: its op type in the default domain (empty or
+// "ai.onnx"), else "DOMAIN:OpType".
+std::string op_key(const onnx::NodeProto& n);
 
 // ONNX element type → MegEngine dtype of a graph var; INT64 becomes Int32 (MegEngine
 // has no 64-bit integers) and DOUBLE Float32.

@@ -180,6 +180,7 @@ void refuse_unsupported_ops(const onnx::GraphProto& graph, const std::string& la
         const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
         if (!default_domain) {
             key = fmt::format("{}:{}", n.domain(), n.op_type());
+            if (has_handler(key)) continue;  // the training domain's optimizers (ops_training.cpp)
             why = fmt::format("domain '{}'", n.domain());
         } else if (!has_handler(n.op_type())) {
             key = n.op_type();

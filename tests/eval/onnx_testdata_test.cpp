@@ -44,7 +44,14 @@ const std::string kBfloat16Truncation =
 const std::string kDoubleGarbage =
     "DOUBLE model whose test inputs are uninitialised memory (|x| up to 1e+223, denormals to 1e-316): MegEngine "
     "has no Float64 and the importer holds DOUBLE as Float32, where those overflow or flush to zero";
+// onnx/backend/test/case/node/adam.py export_adam_multiple computes the expected
+// outputs with epsilon = 1e-2 but never gives the node that attribute, so the node
+// has Adam's default, 1e-6 (onnx/defs/training/defs.cc), which the importer applies.
+const std::string kAdamEpsilonNotInTheNode =
+    "the expected outputs use epsilon 1e-2, which ONNX's generator never set on the node: the node's epsilon is "
+    "Adam's default 1e-6";
 const std::map<std::string, std::string> kKnownMismatches = {
+    {"node/test_adam_multiple", kAdamEpsilonNotInTheNode},
     {"node/test_cast_FLOAT_to_BFLOAT16", kBfloat16Truncation},
     {"node/test_castlike_FLOAT_to_BFLOAT16", kBfloat16Truncation},
     {"node/test_castlike_FLOAT_to_BFLOAT16_expanded", kBfloat16Truncation},
@@ -57,7 +64,7 @@ const std::map<std::string, std::string> kKnownMismatches = {
 // A regression floor, measured on Debian's libonnx-testdata 1.12.0 (dpkg -l
 // libonnx-testdata): the importer converted this many of its models when the floor was
 // set. Converting fewer is a regression; raise it when the importer converts more.
-constexpr size_t kConvertedFloor = 931;
+constexpr size_t kConvertedFloor = 938;
 
 // Digits replaced by '#', so that one reason with different values is one class.
 std::string without_numbers(std::string_view s) {
