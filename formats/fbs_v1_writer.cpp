@@ -101,8 +101,8 @@ struct V1Writer {
                                 ir::describe_opr(g, o), bytes.size()));
             if (bytes.empty())
                 throw GraphError(
-                    fmt::format("{}: empty constant: MegEngine cannot load a v1 tensor with no value "
-                                "bytes; dump with FBS_V2",
+                    fmt::format("{}: empty constant: MegEngine's FBS loader cannot load a tensor with no value "
+                                "bytes (nor can its FBS_V2 loader)",
                                 ir::describe_opr(g, o)));
             out.blobs.push_back(bytes);
             out.blob_tensors.push_back(t.value);

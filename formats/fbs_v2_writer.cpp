@@ -129,10 +129,17 @@ struct V2Writer {
         return flatbuffers::Offset<void>(fbb.EndTable(start));
     }
 
-    flatbuffers::Offset<void> build_tensor(ir::TensorId t) {
+    flatbuffers::Offset<void> build_tensor(ir::OprId o, ir::TensorId t) {
         flatbuffers::Offset<flatbuffers::Vector<uint8_t>> data;
         if (ir::BlobId blob = g.tensors.blob[t.value]; blob.valid()) {
             ir::Bytes bytes = g.blobs.bytes(blob);
+            // MegEngine's FBS_V2 loader sets a tensor's shape only from its value bytes
+            // (serializer_oss_v2.cpp load_tensor), so an empty value arrives without
+            // one and ImmutableTensor asserts an initialized value (io.cpp:574).
+            if (bytes.empty())
+                throw GraphError(fmt::format("{}: empty constant: MegEngine's FBS_V2 loader cannot load a tensor "
+                                             "with no value bytes (nor can its FBS loader)",
+                                             ir::describe_opr(g, o)));
             uint8_t* dst = nullptr;
             data = fbb.CreateUninitializedVector(bytes.size(), &dst);
             if (defer_value(bytes.size())) {
@@ -198,7 +205,7 @@ struct V2Writer {
         const bool version1 = identity.opr_version < 2;
         build_tensors_and_blobs(
             fbb, g, o, def.tensors == ir::OpTensors::MultipleShared && version1, version1,
-            [&](ir::TensorId t) { return build_tensor(t); }, tensors, blobs);
+            [&](ir::TensorId t) { return build_tensor(o, t); }, tensors, blobs);
 
         auto comp_nodes = build_opr_comp_nodes(fbb, g, o);
 

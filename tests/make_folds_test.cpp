@@ -54,6 +54,38 @@ TEST(MakeFolds, AConcatOfOneInputIsItsInputInBothFormatsWithTheOutputsName) {
     EXPECT_EQ(engine::dump_graph(g, {}).result.outputs, std::vector<std::string>{"out"});
 }
 
+// check_is_shape_of's static half (tensor_manip.cpp:34): a constant target equal to
+// the input's shape folds only when MegEngine's static inference knows that shape
+// as a constant (CONST): downstream of a Reshape to a constant, not a graph input's
+// (Host2DeviceCopy's shape is set at run time). Seen in a real MegEngine: ONNX's
+// expanded LayerNormalization and SoftmaxCrossEntropyLoss models failed to load with
+// "got_type= expected_type=" until this fold.
+TEST(MakeFolds, AReshapeToAConstantEqualToAStaticallyKnownShapeIsTheInput) {
+    GraphBuilder b;
+    ir::VarId x = b.input("x", kF32, {2, 6});
+    ir::VarId flat = b.op("Reshape", {x, b.constant<int32_t>({2}, {3, 4})});  // shape [3,4], CONST
+    ir::VarId again = b.op("Reshape", {flat, b.constant<int32_t>({2}, {3, 4})});
+    b.output(b.op("Elemwise", {again}, {{"mode", "RELU"}}), "out");
+    EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "ImmutableTensor", "Reshape", "Elemwise"}));
+}
+
+TEST(MakeFolds, AReshapeOfAGraphInputToItsOwnShapeIsKept) {
+    GraphBuilder b;
+    ir::VarId x = b.input("x", kF32, {3, 4});
+    b.output(b.op("Reshape", {x, b.constant<int32_t>({2}, {3, 4})}), "out");
+    EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "ImmutableTensor", "Reshape"}));
+}
+
+// basic_arith.cpp:753 TypeCvt::make: "if (input.dtype() == dest_type) return input"
+// (ONNX's ReverseSequence mapping converted INT32 sequence lengths to Int32).
+TEST(MakeFolds, ATypeCvtToTheInputsOwnDtypeIsTheInput) {
+    GraphBuilder b;
+    ir::VarId x = b.input("x", DType::of(DTypeEnum::Int32), {4});
+    ir::VarId same = b.op("TypeCvt", {x}, {{"dtype", ir::ParamArg(DType::of(DTypeEnum::Int32))}});
+    b.output(b.op("TypeCvt", {same}, {{"dtype", ir::ParamArg(kF32)}}), "out");
+    EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "TypeCvt"}));
+}
+
 TEST(MakeFolds, AConcatOfTwoInputsIsKept) {
     GraphBuilder b;
     ir::VarId p = pooled(b);

@@ -10,8 +10,10 @@
 #include <optional>
 #include <vector>
 
+#include "engine/passes/const_infer.h"
 #include "engine/passes/fragment_apply.h"
 #include "engine/passes/fragment_builder.h"
+#include "ir/infer.h"
 #include "ir/infer/values.h"
 #include "ir/op_registry.h"
 #include "ir/order.h"
@@ -31,7 +33,11 @@ bool almost_equal(float x, float y) {
 
 struct Folder {
     const ir::Graph& g;
+    std::span<const ir::OprId> order;
     const passes::Vocab& v = passes::vocab();
+    // Built when a Reshape or Broadcast first asks (most graphs fold nothing).
+    mutable std::optional<passes::ConstInfer> consts;
+    mutable std::optional<ir::InferState> values;
 
     ir::OpTypeId type_of(ir::VarId x) const { return g.oprs.type[g.vars.owner[x.value].value]; }
     ir::OprId owner(ir::VarId x) const { return g.vars.owner[x.value]; }
@@ -68,6 +74,26 @@ struct Folder {
         return in.size() == 1 && in[0] == a && std::get<int64_t>(g.params_of(o)[0].fields[0]) == 7;
     }
 
+    // check_is_shape_of, its static half: the target's value and the input's shape
+    // are both CONST to MegEngine's static inference, and equal.
+    bool is_const_shape_of(ir::VarId shp, ir::VarId a) const {
+        if (!consts) consts.emplace(g, order);
+        if (!consts->value_const(shp) || !consts->shape_const(a)) return false;
+        const auto dims = g.var_shape(a);
+        std::optional<std::vector<double>> target;
+        const ir::OprId o = owner(shp);
+        if (type_of(shp) == v.immutable_tensor && g.oprs.tensors[o.value].count == 1) {
+            if (auto value = ir::tensor_value(g, ir::TensorId(g.oprs.tensors[o.value].begin))) target = value->elems;
+        } else {
+            if (!values) values = ir::infer_graph(g, order);
+            if (const ir::StaticValue* sv = values->value(shp)) target = sv->elems;
+        }
+        if (!target || target->size() != dims.size()) return false;
+        for (size_t k = 0; k < dims.size(); ++k)
+            if ((*target)[k] != static_cast<double>(dims[k])) return false;
+        return true;
+    }
+
     // What make returns instead of the operator.
     struct Fold {
         enum Kind { None, Input, Filled } kind = None;
@@ -87,9 +113,19 @@ struct Folder {
         auto in = g.inputs_of(o);
         // Concat::make (tensor_manip.cpp:1265): one input is returned as it is.
         if (type == v.concat) return in.size() == 1 ? input(in[0]) : none();
-        // Reshape::make (:346), Broadcast::make (:412): to the input's own shape.
+        // Reshape::make (:346), Broadcast::make (:412): to the input's own shape,
+        // given by GetVarShape of the input or known statically.
         if (type == v.reshape || type == v.broadcast)
-            return in.size() == 2 && is_shape_of(in[1], in[0]) ? input(in[0]) : none();
+            return in.size() == 2 && (is_shape_of(in[1], in[0]) || is_const_shape_of(in[1], in[0])) ? input(in[0])
+                                                                                                   : none();
+        // TypeCvt::make (basic_arith.cpp:753): to the input's own dtype.
+        if (type == v.type_cvt) {
+            const auto params = g.params_of(o);
+            const ir::DType* to = params.empty() || params[0].fields.empty()
+                                      ? nullptr
+                                      : std::get_if<ir::DType>(&params[0].fields[0]);
+            return in.size() == 1 && to && *to == g.vars.dtype[in[0].value] ? input(in[0]) : none();
+        }
         if (type != v.elemwise) return none();
         // Elemwise::make → gopt::optimize_elemwise_expr_inplace (inplace.cpp), at
         // the loader's default graph_opt_level 2; the first optimizer that matches wins.
@@ -145,7 +181,7 @@ struct Folder {
 }  // namespace
 
 bool needs_make_folds(const ir::Graph& g, std::span<const ir::OprId> order) {
-    const Folder folder{g};
+    const Folder folder{g, order};
     for (ir::OprId o : order)
         if (folder.fold(o).kind != Folder::Fold::None) return true;
     return false;
@@ -161,7 +197,7 @@ uint32_t apply_make_folds(ir::Graph& g, std::span<const ir::OprId> first_order) 
         const passes::VarCompNodes comp_nodes(g, order, default_comp_node);
         std::vector<passes::Fragment> fragments;
         {
-            const Folder folder{g};
+            const Folder folder{g, order};
             for (ir::OprId o : order) {
                 const Folder::Fold f = folder.fold(o);
                 if (f.kind == Folder::Fold::None) continue;

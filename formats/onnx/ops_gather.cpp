@@ -165,8 +165,8 @@ void reverse_sequence(Importer& c) {
                            fmt::join(c.input(1).shape, ","), batch));
     Shape along_batch(2, 1);
     along_batch[b_axis] = batch;
-    const ir::VarId len = c.reshape(c.emit("TypeCvt", {c.var(1)}, {{"dtype", ir::DType::of(ir::DTypeEnum::Int32)}}),
-                                    along_batch);
+    // INT64 is held as Int32: no TypeCvt, which MegEngine's make would drop anyway.
+    const ir::VarId len = c.reshape(int32_var(c, 1, "sequence_lens"), along_batch);
     const ir::VarId t = arange_along(c, steps, t_axis, 2);
     auto op = [&](const char* mode, std::vector<ir::VarId> in) {
         return c.emit("Elemwise", std::move(in), {{"mode", mode}});
