@@ -1,6 +1,7 @@
 #include "engine/passes/const_infer.h"
 
 #include <string_view>
+#include <vector>
 
 #include "ir/op_registry.h"
 
@@ -36,6 +37,17 @@ Kind kind_of(std::string_view op) {
     return Kind::Other;
 }
 
+// Kinds by operator type, made once: a dump asks for every operator of a graph
+// with a Reshape in it, and comparing names per operator was most of the walk.
+const std::vector<Kind>& kinds() {
+    static const std::vector<Kind> table = [] {
+        std::vector<Kind> t;
+        for (const ir::OpDef& d : ir::op_defs()) t.push_back(kind_of(d.name));
+        return t;
+    }();
+    return table;
+}
+
 // param::OptionalAxisV1::INVALID_AXIS: no axis.
 constexpr int64_t kNoAxis = 7;
 
@@ -51,7 +63,8 @@ int64_t optional_axis(const ir::Graph& g, ir::OprId o) {
 
 ConstInfer::ConstInfer(const ir::Graph& g, std::span<const ir::OprId> order)
     : shape(g.vars.size(), 0), value(g.vars.size(), 0) {
-    const ir::OpTypeId reshape = ir::find_op("Reshape");
+    static const ir::OpTypeId reshape = ir::find_op("Reshape");
+    const std::vector<Kind>& kind_table = kinds();
     for (ir::OprId o : order) {
         const auto in = g.inputs_of(o);
         auto all = [&](size_t from, const std::vector<uint8_t>& what) {
@@ -60,13 +73,14 @@ ConstInfer::ConstInfer(const ir::Graph& g, std::span<const ir::OprId> order)
             return true;
         };
         bool s = false, v = false;
-        switch (kind_of(ir::op_def(g.oprs.type[o.value]).name)) {
+        const ir::OpTypeId type = g.oprs.type[o.value];
+        switch (type.value < kind_table.size() ? kind_table[type.value] : Kind::Other) {
             case Kind::Constant: s = v = true; break;
             case Kind::FixedShape: s = true; break;
             case Kind::Source: break;
             case Kind::ShapeOfValue: {
                 // A Reshape with an unspecified axis also reads the input's shape.
-                const bool reads_input_shape = g.oprs.type[o.value] == reshape && optional_axis(g, o) != kNoAxis;
+                const bool reads_input_shape = type == reshape && optional_axis(g, o) != kNoAxis;
                 s = in.size() == 2 && value[in[1].value] && (!reads_input_shape || shape[in[0].value]);
                 v = s && all(0, value);
                 break;
