@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "engine/passes/const_infer.h"
@@ -37,7 +38,11 @@ struct Folder {
     const passes::Vocab& v = passes::vocab();
     // Built when a Reshape or Broadcast first asks (most graphs fold nothing).
     mutable std::optional<passes::ConstInfer> consts;
+    // Values of computed targets, inferred for the operators they come from alone
+    // (inferring the whole graph for them made a dump of a transformer, whose
+    // Reshape targets are computed, pay for inference once per fold round).
     mutable std::optional<ir::InferState> values;
+    mutable std::vector<uint8_t> inferred;  // by OprId: in `values` already
 
     ir::OpTypeId type_of(ir::VarId x) const { return g.oprs.type[g.vars.owner[x.value].value]; }
     ir::OprId owner(ir::VarId x) const { return g.vars.owner[x.value]; }
@@ -85,13 +90,44 @@ struct Folder {
         if (type_of(shp) == v.immutable_tensor && g.oprs.tensors[o.value].count == 1) {
             if (auto value = ir::tensor_value(g, ir::TensorId(g.oprs.tensors[o.value].begin))) target = value->elems;
         } else {
-            if (!values) values = ir::infer_graph(g, order);
-            if (const ir::StaticValue* sv = values->value(shp)) target = sv->elems;
+            if (const ir::StaticValue* sv = computed_value(shp)) target = sv->elems;
         }
         if (!target || target->size() != dims.size()) return false;
         for (size_t k = 0; k < dims.size(); ++k)
             if ((*target)[k] != static_cast<double>(dims[k])) return false;
         return true;
+    }
+
+    // The value static inference gives a CONST var: the operators it is computed
+    // from are inferred, inputs first, down to GetVarShape, whose input's shape is
+    // the graph's record.
+    const ir::StaticValue* computed_value(ir::VarId x) const {
+        if (!values) {
+            values.emplace();
+            values->resize(g.vars.size());
+            inferred.assign(g.oprs.size(), 0);
+        }
+        std::vector<std::pair<ir::OprId, bool>> stack{{owner(x), false}};  // (operator, inputs pushed)
+        while (!stack.empty()) {
+            auto [o, expanded] = stack.back();
+            if (inferred[o.value]) {
+                stack.pop_back();
+                continue;
+            }
+            if (expanded) {
+                stack.pop_back();
+                ir::infer_operator(g, o, *values);
+                inferred[o.value] = 1;
+                continue;
+            }
+            stack.back().second = true;
+            const bool reads_shapes_only = g.oprs.type[o.value] == v.get_var_shape;
+            for (ir::VarId in : g.inputs_of(o)) {
+                if (reads_shapes_only) values->adopt_var(g, in);
+                else if (!inferred[owner(in).value]) stack.push_back({owner(in), false});
+            }
+        }
+        return values->value(x);
     }
 
     // What make returns instead of the operator.
