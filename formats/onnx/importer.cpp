@@ -436,8 +436,8 @@ void Importer::convert(const onnx::NodeProto& n) {
     if (auto it = fused_bn_.find(n.output_size() > 0 ? n.output(0) : ""); it != fused_bn_.end()) return;
     const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
     const auto& index = handler_index();
-    const std::string key = op_key(n);
-    auto it = index.find(key);
+    // The default domain's key is the op type itself: no string is made per node.
+    auto it = default_domain ? index.find(std::string_view(n.op_type())) : index.find(op_key(n));
     if (!default_domain && it == index.end()) fail(fmt::format("operator domain '{}' is not supported", n.domain()));
     // Every operator we map has a required first output (but the recurrent ones,
     // whose Y is optional: ops_recurrent.cpp); handlers may rely on it.
