@@ -31,25 +31,36 @@ constexpr const char* kExitStatus =
     "  2  usage or configuration error: unknown subcommand or flag, bad flag value or combination, bad "
     "manifest, unreadable input list; nothing was written";
 
-std::string subcommand_list(const CLI::App& app) {
+struct Subcommand {
+    const char* name;
+    void (*add)(CLI::App&);
+};
+constexpr Subcommand kSubcommands[] = {
+    {"dump", mgedump::cli::register_dump},       {"batch", mgedump::cli::register_batch},
+    {"inspect", mgedump::cli::register_inspect}, {"convert", mgedump::cli::register_convert},
+    {"verify", mgedump::cli::register_verify},   {"run", mgedump::cli::register_run},
+};
+
+std::string subcommand_list() {
     std::string s;
-    for (const CLI::App* sub : app.get_subcommands({})) s += (s.empty() ? "" : ", ") + sub->get_name();
+    for (const Subcommand& sub : kSubcommands) s += (s.empty() ? "" : ", ") + std::string(sub.name);
     return s;
 }
 
-// The first word that is not an option names the subcommand (the top level's own
-// options, --help and --version, take no value). CLI11 would only say "A
-// subcommand is required" for a word it does not know.
-const char* unknown_subcommand(const CLI::App& app, int argc, char** argv) {
+// The first word that is not an option, which names the subcommand (the top
+// level's own options, --help and --version, take no value), or null.
+const char* subcommand_word(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
-        if (argv[i][0] == '-') {
-            if (std::strcmp(argv[i], "--") == 0) return i + 1 < argc ? argv[i + 1] : nullptr;
-            continue;
-        }
-        for (const CLI::App* sub : app.get_subcommands({}))
-            if (sub->check_name(argv[i])) return nullptr;
-        return argv[i];
+        if (std::strcmp(argv[i], "--") == 0) return i + 1 < argc ? argv[i + 1] : nullptr;
+        if (argv[i][0] != '-') return argv[i];
     }
+    return nullptr;
+}
+
+const Subcommand* find_subcommand(const char* word) {
+    if (word)
+        for (const Subcommand& sub : kSubcommands)
+            if (std::strcmp(sub.name, word) == 0) return &sub;
     return nullptr;
 }
 }  // namespace
@@ -61,25 +72,29 @@ int main(int argc, char** argv) {
     // library a real dependency (so --as-needed linking cannot drop it).
     app.set_version_flag("--version", version_text());
     app.require_subcommand(1);
-    mgedump::cli::register_dump(app);
-    mgedump::cli::register_batch(app);
-    mgedump::cli::register_inspect(app);
-    mgedump::cli::register_convert(app);
-    mgedump::cli::register_verify(app);
-    mgedump::cli::register_run(app);
-    app.footer(kExitStatus);  // after the subcommands, which would inherit it
-    if (const char* word = unknown_subcommand(app, argc, argv)) {
+    // CLI11 would only say "A subcommand is required" for a word it does not know.
+    const char* word = subcommand_word(argc, argv);
+    const Subcommand* asked = find_subcommand(word);
+    if (word && !asked) {
         std::fprintf(stderr, "mgedump: unknown subcommand '%s'; the subcommands are: %s\n", word,
-                     subcommand_list(app).c_str());
+                     subcommand_list().c_str());
         return 2;
     }
+    // Only the subcommand asked for is built (all of them for the top level's
+    // --help): building all six, their flags, validators and help texts, was a
+    // seventh of the instructions a dump ran before it read its model.
+    // "mgedump --help dump" is the top level's help, which lists them all.
+    const bool top_level_flag_first = argc > 1 && argv[1][0] == '-' && std::strcmp(argv[1], "--") != 0;
+    for (const Subcommand& sub : kSubcommands)
+        if (!asked || top_level_flag_first || asked == &sub) sub.add(app);
+    app.footer(kExitStatus);  // after the subcommands, which would inherit it
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         // --help and --version are "errors" with status 0; every other is a usage error.
         if (dynamic_cast<const CLI::RequiredError*>(&e) && app.get_subcommands().empty()) {
             std::fprintf(stderr, "mgedump: a subcommand is required: %s\nRun with --help for more information.\n",
-                         subcommand_list(app).c_str());
+                         subcommand_list().c_str());
             return 2;
         }
         return app.exit(e) == 0 ? 0 : 2;
