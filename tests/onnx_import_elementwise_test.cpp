@@ -152,8 +152,29 @@ TEST(OnnxElemwise, TrainingDropoutOfRatio0IsTheIdentityAndOtherRatiosAreRefused)
     EXPECT_EQ(compute_ops(g), std::vector<std::string>{});
     EXPECT_EQ(evaluate_values(g, {{"x", {1, -2, 3}}}), (std::vector<double>{1, -2, 3}));
     EXPECT_EQ(import_error(model(0.25f)),
-              "test.onnx: node 'd' (Dropout): training_mode is true with ratio 0.25: random masks; only a ratio of 0 "
-              "(the identity) or inference Dropout is supported");
+              "test.onnx: node 'd' (Dropout): training_mode is true and the ratio is 0.25: the outputs are random "
+              "samples; only a ratio of 0 (the identity) or inference Dropout is supported");
+}
+
+// training_mode given as a graph input (ONNX's own tests do so): a constant ratio of
+// 0 is the identity whatever it is; another ratio would be random when it is true.
+TEST(OnnxElemwise, TrainingModeKnownOnlyAtRunTimeNeedsARatioOf0) {
+    auto model = [](float ratio) {
+        OnnxModel m(13);
+        m.input("x", {3}).input("training", {}, OnnxType::BOOL).output("y").output("mask", OnnxType::BOOL);
+        m.initializer("ratio", {}, {ratio});
+        m.node("Dropout", {"x", "ratio", "training"}, {"y", "mask"}, "d");
+        return m;
+    };
+    ir::Graph g = model(0.0f).import();
+    EXPECT_EQ(compute_ops(g), std::vector<std::string>{});
+    const auto out = evaluate(g, {{"x", {1, -2, 3}}});
+    EXPECT_EQ(engine::eval::to_doubles(out.at(0).value), (std::vector<double>{1, -2, 3}));
+    EXPECT_EQ(engine::eval::to_doubles(out.at(1).value), (std::vector<double>{1, 1, 1}));
+    EXPECT_EQ(import_error(model(0.5f)),
+              "test.onnx: node 'd' (Dropout): training_mode is known only at run time and the ratio is 0.5: in "
+              "training mode the outputs are random samples; only a ratio of 0 (the identity) or inference Dropout "
+              "is supported");
 }
 
 TEST(OnnxElemwise, CastOfAVarIsTypeCvt) {

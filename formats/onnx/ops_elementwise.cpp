@@ -264,16 +264,24 @@ void dropout(Importer& c) {
         c.fail(fmt::format("the mask output (#1) is used; Dropout of opset {} does not define the mask of "
                            "inference, only output #0 is supported",
                            c.opset()));
-    if (c.has_input(2) && c.const_ints(2, "training_mode") != std::vector<int64_t>{0}) {
-        std::optional<std::vector<double>> ratio;
-        if (c.has_input(1)) ratio = decode_floats(c.input(1));
-        if (!ratio || *ratio != std::vector<double>{0.0})
-            c.fail(c.has_input(1) && ratio && ratio->size() == 1
-                       ? fmt::format("training_mode is true with ratio {}: random masks; only a ratio of 0 (the "
-                                     "identity) or inference Dropout is supported",
-                                     ratio->front())
-                       : std::string("training_mode is true and the ratio is not a constant 0 (the default is "
-                                     "0.5): random masks; only inference Dropout is supported"));
+    // A constant ratio of 0 drops nothing in either mode: training_mode need not be
+    // known (ONNX's tests give it as a graph input).
+    std::optional<std::vector<double>> ratio;
+    if (c.has_input(1) && !is_runtime_value(c, 1)) ratio = decode_floats(c.input(1));
+    const bool drops_nothing = ratio && *ratio == std::vector<double>{0.0};
+    if (c.has_input(2) && !drops_nothing) {
+        const std::string ratio_text = !c.has_input(1)              ? std::string("the default 0.5")
+                                       : ratio && ratio->size() == 1 ? fmt::format("{}", ratio->front())
+                                                                     : std::string("known only at run time");
+        if (is_runtime_value(c, 2))
+            c.fail(fmt::format("training_mode is known only at run time and the ratio is {}: in training mode the "
+                               "outputs are random samples; only a ratio of 0 (the identity) or inference Dropout is "
+                               "supported",
+                               ratio_text));
+        if (c.const_ints(2, "training_mode") != std::vector<int64_t>{0})
+            c.fail(fmt::format("training_mode is true and the ratio is {}: the outputs are random samples; only a "
+                               "ratio of 0 (the identity) or inference Dropout is supported",
+                               ratio_text));
     }
     c.set_output(0, c.input(0));
     // The mask as ONNX defines it whenever it is named, read or not (an unread
