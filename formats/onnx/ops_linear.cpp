@@ -1,10 +1,13 @@
 // Gemm and MatMul → MatrixMul / BatchedMatrixMul. MegEngine's matrix products take
 // 2-D or matching 3-D operands, so N-D MatMul is reshaped around them the way
 // MegEngine's own functional matmul does: (..., M, K) x (K, N) folds the leading
-// axes into M; (B..., M, K) x (B..., K, N) folds the batch axes into one.
+// axes into M; (B..., M, K) x (B..., K, N) folds the batch axes into one. Det of
+// matrices up to 3×3 is its cofactor expansion in Elemwise.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <onnx/onnx_pb.h>
 
+#include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -80,7 +83,58 @@ void matmul(Importer& c) {
     c.set_output_var(0, y, a.elem_type, onnx_out);
 }
 
+// Det (11+) of [..., n, n] with n ≤ 3: the cofactor expansion, each entry x[..., i, j]
+// a Subtensor that drops both matrix axes, the products and sums Elemwise in the
+// input's type. ONNX's reference factors LU in double (numpy.linalg.det); the
+// expansion is the same polynomial, rounded in Float32. A larger n would need
+// LU's pivoting, whose row choice depends on the values: refused.
+void det(Importer& c) {
+    c.check_attrs({});
+    require_float(c, 0);
+    const Value& x = c.input(0);
+    const size_t r = x.shape.size();
+    if (r < 2 || x.shape[r - 1] != x.shape[r - 2])
+        c.fail(fmt::format("the input must be square matrices [..., n, n], has shape [{}]", fmt::join(x.shape, ",")));
+    const int64_t n = x.shape[r - 1];
+    if (n < 1 || n > 3)
+        c.fail(fmt::format("matrices of {}x{}: only n of 1 to 3 are supported (the cofactor expansion; a larger n "
+                           "needs LU with pivoting, which depends on the values)",
+                           n, n));
+    const ir::VarId xv = c.var(0);
+    const auto row = static_cast<int8_t>(r - 2), col = static_cast<int8_t>(r - 1);
+    const std::vector<ir::IndexDescMaskItem> pick_both{{row, false, false, false, true},
+                                                        {col, false, false, false, true}};
+    auto at = [&](int64_t i, int64_t j) {
+        return c.emit("Subtensor", {xv, c.const_i32({i}), c.const_i32({j})}, {{"items", pick_both}});
+    };
+    // rest · x[i, j], with the operand made first as the first input: the graph's
+    // operators then come in the order a dump writes them (inputs first, in order).
+    auto product = [&](int64_t i, int64_t j, ir::VarId rest) {
+        const ir::VarId e = at(i, j);
+        return elemwise(c, "MUL", {rest, e});
+    };
+    // The 2×2 minor of rows (i0, i0 + 1) and columns (j, k).
+    auto minor = [&](int64_t i0, int64_t j, int64_t k) {
+        const ir::VarId p = product(i0, j, at(i0 + 1, k));
+        const ir::VarId q = product(i0, k, at(i0 + 1, j));
+        return elemwise(c, "SUB", {p, q});
+    };
+    ir::VarId d;
+    if (n == 1) {
+        d = at(0, 0);
+    } else if (n == 2) {
+        d = minor(0, 0, 1);
+    } else {
+        const ir::VarId a = product(0, 0, minor(1, 1, 2));
+        const ir::VarId b = product(0, 1, minor(1, 0, 2));
+        const ir::VarId ab = elemwise(c, "SUB", {a, b});
+        d = elemwise(c, "ADD", {ab, product(0, 2, minor(1, 0, 1))});
+    }
+    c.set_output_var(0, d, x.elem_type, Shape(x.shape.begin(), x.shape.end() - 2));
+}
+
 constexpr OpHandler kHandlers[] = {
+    {"Det", det},
     {"Gemm", gemm},
     {"MatMul", matmul},
 };
