@@ -47,7 +47,8 @@ TEST(OnnxDet, RefusesLargerOrNonSquareMatrices) {
     four.input("x", {4, 4}).output("y");
     four.node("Det", {"x"}, {"y"}, "d");
     EXPECT_EQ(import_error(four),
-              "test.onnx: node 'd' (Det): matrices of 4x4: only n of 1 to 3 are supported (the cofactor expansion; a "
+              "test.onnx: node 'd' (Det): matrices of 4x4: only n of 1 to 3 are supported (the cofactor "
+              "expansion; a "
               "larger n needs LU with pivoting, which depends on the values)");
     OnnxModel oblong(13);
     oblong.input("x", {2, 3}).output("y");

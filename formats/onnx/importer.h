@@ -183,6 +183,7 @@ std::span<const OpHandler> recurrent_handlers();
 std::span<const OpHandler> einsum_handlers();
 std::span<const OpHandler> quantize_handlers();
 std::span<const OpHandler> window_handlers();
+std::span<const OpHandler> spectral_handlers();
 std::span<const OpHandler> grid_sample_handlers();
 // Operators of other domains are keyed "DOMAIN:OpType" (op_key).
 std::span<const OpHandler> training_handlers();

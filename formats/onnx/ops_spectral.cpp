@@ -1,0 +1,132 @@
+// DFT (opset 17) as one matrix product: the signal axis and the complex pair are
+// brought last and flattened, (M, n·C) × W with W the transform's cos / sin
+// coefficients (n·C, K·2) made at import time in double, then the result laid back
+// out as [..., K, 2]. A constant dft_length pads with zeros or truncates, as ONNX's
+// reference (onnx/reference/ops/op_dft.py) does, by the rows of W.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstring>
+#include <numbers>
+
+#include "formats/onnx/op_build.h"
+#include "formats/onnx/values.h"
+
+namespace mgedump::formats::onnx_import {
+namespace {
+
+using P = onnx::TensorProto;
+
+int64_t product(const Shape& s) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    return n;
+}
+
+// W of (n·C, K·2): row t·C + 0 takes the real part of sample t, row t·C + 1 (C = 2)
+// its imaginary part; column k·2 + 0 gives the real part of bin k, k·2 + 1 its
+// imaginary part. Forward: X_k = Σ x_t e^(−2πi·kt/L); inverse: (1/L) Σ x_t e^(+2πi·kt/L).
+// Samples at t ≥ L (truncation) have zero rows; t < L past the signal (padding) has
+// no row at all. The angle is reduced to kt mod L in integers first, so that every
+// coefficient is the double value of its exact angle rounded once to Float32.
+std::vector<std::byte> dft_matrix(int64_t n, int64_t channels, int64_t length, int64_t bins, bool inverse) {
+    std::vector<float> w(static_cast<size_t>(n * channels * bins * 2), 0.0f);
+    const double scale = inverse ? 1.0 / static_cast<double>(length) : 1.0;
+    const double sign = inverse ? 1.0 : -1.0;  // of the exponent
+    for (int64_t t = 0; t < std::min(n, length); ++t)
+        for (int64_t k = 0; k < bins; ++k) {
+            const double angle =
+                2.0 * std::numbers::pi * static_cast<double>((k * t) % length) / static_cast<double>(length);
+            const double re = std::cos(angle) * scale, im = sign * std::sin(angle) * scale;
+            // (a + ib)(re + i·im) = (a·re − b·im) + i(a·im + b·re)
+            const auto at = [&](int64_t row, int64_t col) -> float& {
+                return w[static_cast<size_t>((t * channels + row) * bins * 2 + k * 2 + col)];
+            };
+            at(0, 0) = static_cast<float>(re);
+            at(0, 1) = static_cast<float>(im);
+            if (channels == 2) {
+                at(1, 0) = static_cast<float>(-im);
+                at(1, 1) = static_cast<float>(re);
+            }
+        }
+    std::vector<std::byte> bytes(w.size() * sizeof(float));
+    std::memcpy(bytes.data(), w.data(), bytes.size());
+    return bytes;
+}
+
+void dft(Importer& c) {
+    c.check_attrs({"axis", "inverse", "onesided"});
+    const Value& x = c.input(0);
+    if (x.elem_type != P::FLOAT && x.elem_type != P::DOUBLE)
+        c.fail(fmt::format("element type {} is not supported (FLOAT, or DOUBLE held as Float32)",
+                           onnx_elem_name(x.elem_type)));
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    if (rank < 3 || (x.shape.back() != 1 && x.shape.back() != 2))
+        c.fail(
+            fmt::format("the input must be [batch, signal dims..., 1 or 2] (real or complex), has shape [{}]",
+                        fmt::join(x.shape, ",")));
+    int64_t axis = c.attr_int("axis", 1);
+    if (axis < 0) axis += rank;
+    if (axis < 1 || axis > rank - 2)
+        c.fail(fmt::format("axis {} is not a signal axis of a rank-{} input (1 to {})", c.attr_int("axis", 1),
+                           rank, rank - 2));
+    const bool inverse = c.attr_int("inverse", 0) != 0, onesided = c.attr_int("onesided", 0) != 0;
+    const int64_t channels = x.shape.back(), n = x.shape[static_cast<size_t>(axis)];
+    if (onesided && (inverse || channels == 2))
+        c.fail(
+            "onesided is supported for the forward transform of a real signal only (the conjugate-symmetric "
+            "half of its spectrum)");
+    int64_t length = n;
+    if (c.has_input(1)) {
+        const std::vector<int64_t> l = c.const_ints(1, "dft_length");
+        if (l.size() != 1 || l[0] < 1)
+            c.fail(fmt::format("dft_length must be one positive value, is [{}]", fmt::join(l, ",")));
+        length = l[0];
+    }
+    const int64_t bins = onesided ? length / 2 + 1 : length;
+
+    // x with the signal axis just before the complex pair: [others..., n, C].
+    std::vector<int32_t> to_last;
+    Shape others;
+    for (int64_t d = 0; d < rank - 1; ++d)
+        if (d != axis) {
+            to_last.push_back(static_cast<int32_t>(d));
+            others.push_back(x.shape[static_cast<size_t>(d)]);
+        }
+    to_last.push_back(static_cast<int32_t>(axis));
+    to_last.push_back(static_cast<int32_t>(rank - 1));
+    ir::VarId v = c.var(0);
+    if (axis != rank - 2) v = c.emit("Dimshuffle", {v}, {{"pattern", to_last}});
+    const int64_t rows = product(others);
+    v = c.reshape(v, {rows, n * channels});
+    const ir::VarId w = c.const_var(ir::DTypeEnum::Float32, {n * channels, bins * 2},
+                                    dft_matrix(n, channels, length, bins, inverse));
+    ir::VarId y = c.emit("MatrixMul", {v, w});
+    Shape laid = others;
+    laid.push_back(bins);
+    laid.push_back(2);
+    y = c.reshape(y, laid);
+    // Back to the input's order: the bins where the signal axis was.
+    Shape out = x.shape;
+    out[static_cast<size_t>(axis)] = bins;
+    out.back() = 2;
+    if (axis != rank - 2) {
+        std::vector<int32_t> back(static_cast<size_t>(rank));
+        for (size_t k = 0; k < to_last.size(); ++k)
+            back[static_cast<size_t>(to_last[k])] = static_cast<int32_t>(k);
+        y = c.emit("Dimshuffle", {y}, {{"pattern", back}});
+    }
+    c.set_output_var(0, y, x.elem_type, out);
+}
+
+constexpr OpHandler kHandlers[] = {
+    {"DFT", dft},
+};
+
+}  // namespace
+
+std::span<const OpHandler> spectral_handlers() { return kHandlers; }
+
+}  // namespace mgedump::formats::onnx_import

@@ -1,0 +1,88 @@
+// DFT (opset 17): one MatrixMul by the transform's coefficients. Expected values
+// are worked from the definition, X_k = Σ x_t e^(−2πi·kt/L): the spectrum of
+// [1, 2, 3, 4] is 10, −2 + 2i, −2, −2 − 2i. ONNX's own test models (test_dft,
+// test_dft_axis, test_dft_inverse) run in tests/eval/onnx_testdata_test.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+
+#include "onnx_test_model.h"
+
+namespace mgedump::test {
+namespace {
+
+using D = std::vector<double>;
+
+void expect_near(const D& got, const D& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << "element " << i;
+}
+
+OnnxModel dft_model(std::vector<int64_t> dims, int64_t inverse, int64_t onesided,
+                    std::optional<int64_t> length, int64_t axis = 1) {
+    OnnxModel m(17);
+    m.input("x", std::move(dims)).output("y");
+    std::vector<std::string> inputs{"x"};
+    if (length) {
+        m.initializer_i64("n", {}, {*length});
+        inputs.push_back("n");
+    }
+    auto& node = m.node("DFT", inputs, {"y"}, "dft");
+    set_attr(node, "inverse", inverse);
+    set_attr(node, "onesided", onesided);
+    set_attr(node, "axis", axis);
+    return m;
+}
+
+TEST(OnnxDft, ARealSignalsSpectrumAndItsOnesidedHalf) {
+    const D x{1, 2, 3, 4};
+    expect_near(evaluate_values(dft_model({1, 4, 1}, 0, 0, std::nullopt).import(), {{"x", x}}),
+                D{10, 0, -2, 2, -2, 0, -2, -2});
+    expect_near(evaluate_values(dft_model({1, 4, 1}, 0, 1, std::nullopt).import(), {{"x", x}}),
+                D{10, 0, -2, 2, -2, 0});
+}
+
+TEST(OnnxDft, TheInverseOfAComplexSpectrumIsTheSignal) {
+    expect_near(evaluate_values(dft_model({1, 4, 2}, 1, 0, std::nullopt).import(),
+                                {{"x", D{10, 0, -2, 2, -2, 0, -2, -2}}}),
+                D{1, 0, 2, 0, 3, 0, 4, 0});
+}
+
+// dft_length truncates the signal ([1, 2]: 3, −1) or pads it with zeros (length 6:
+// X_1 = 1 + 2e^(−iπ/3) + 3e^(−2iπ/3) + 4e^(−iπ) = −3.5 − 2.5√3·i).
+TEST(OnnxDft, DftLengthTruncatesOrPads) {
+    expect_near(evaluate_values(dft_model({1, 4, 1}, 0, 0, 2).import(), {{"x", D{1, 2, 3, 4}}}),
+                D{3, 0, -1, 0});
+    const D padded = evaluate_values(dft_model({1, 4, 1}, 0, 0, 6).import(), {{"x", D{1, 2, 3, 4}}});
+    ASSERT_EQ(padded.size(), 12u);
+    expect_near(D(padded.begin(), padded.begin() + 4), D{10, 0, -3.5, -2.5 * std::sqrt(3.0)});
+}
+
+// The transform runs along `axis` of every other position: a [1, 2, 3, 1] input along
+// axis 2 is two spectra of three samples; along axis 1, three of two.
+TEST(OnnxDft, AlongAnyAxisOfTheSignalDims) {
+    // Columns (1, 4), (2, 5), (3, 6): each [a + b, a − b].
+    expect_near(evaluate_values(dft_model({1, 2, 3, 1}, 0, 0, std::nullopt, 1).import(),
+                                {{"x", D{1, 2, 3, 4, 5, 6}}}),
+                D{5, 0, 7, 0, 9, 0, -3, 0, -3, 0, -3, 0});
+    // Rows [1, 2, 3] and [4, 5, 6]: 6 and −1.5 ± (√3/2)i, 15 and the same.
+    const double h = std::sqrt(3.0) / 2;
+    expect_near(evaluate_values(dft_model({1, 2, 3, 1}, 0, 0, std::nullopt, -2).import(),
+                                {{"x", D{1, 2, 3, 4, 5, 6}}}),
+                D{6, 0, -1.5, h, -1.5, -h, 15, 0, -1.5, h, -1.5, -h});
+}
+
+TEST(OnnxDft, RefusesWhatItCannotWrite) {
+    EXPECT_EQ(import_error(dft_model({1, 4, 2}, 0, 1, std::nullopt)),
+              "test.onnx: node 'dft' (DFT): onesided is supported for the forward transform of a real signal "
+              "only (the "
+              "conjugate-symmetric half of its spectrum)");
+    EXPECT_EQ(import_error(dft_model({4, 3}, 0, 0, std::nullopt)),
+              "test.onnx: node 'dft' (DFT): the input must be [batch, signal dims..., 1 or 2] (real or "
+              "complex), has "
+              "shape [4,3]");
+}
+
+}  // namespace
+}  // namespace mgedump::test
