@@ -28,7 +28,7 @@ const std::unordered_map<std::string_view, Handler>& handler_index() {
                            math_handlers(), compare_handlers(), reduce_handlers(), norm_handlers(),
                            tensor_handlers(), gather_handlers(), loss_handlers(),
                            recurrent_handlers(), einsum_handlers(), quantize_handlers(),
-                           window_handlers(), spectral_handlers(), grid_sample_handlers(), training_handlers()})
+                           window_handlers(), spectral_handlers(), control_handlers(), grid_sample_handlers(), training_handlers()})
             for (const OpHandler& h : table) m.emplace(h.op_type, h.convert);
         return m;
     }();
@@ -453,14 +453,7 @@ void Importer::convert(const onnx::NodeProto& n) {
 
 ir::Graph Importer::run() {
     const onnx::GraphProto& g = model_.proto->graph();
-    for (const auto& n : g.node()) {
-        for (const std::string& in : n.input()) {
-            if (in.empty()) continue;
-            ++consumers_[in];
-            last_consumer_[in] = &n;
-        }
-        for (const std::string& out : n.output()) producers_[out] = &n;
-    }
+    count_uses(g, nullptr);
     for (const auto& out : g.output()) ++consumers_[out.name()];
     for (const auto& op : model_.proto->opset_import())
         if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
@@ -486,6 +479,67 @@ ir::Graph Importer::run() {
         builder_.output(it->second.var, out.name());
     }
     return builder_.finish();
+}
+
+void Importer::count_uses(const onnx::GraphProto& g, const onnx::NodeProto* enclosing) {
+    for (const auto& n : g.node()) {
+        // A value a subgraph reads is read by the node that holds the subgraph: a
+        // Conv output an If branch also reads has two consumers, so no BatchNorm
+        // is fused into it.
+        const onnx::NodeProto* reader = enclosing ? enclosing : &n;
+        for (const std::string& in : n.input()) {
+            if (in.empty()) continue;
+            ++consumers_[in];
+            last_consumer_[in] = reader;
+        }
+        for (const std::string& out : n.output()) producers_[out] = &n;
+        for (const onnx::AttributeProto& a : n.attribute()) {
+            if (a.has_g()) count_uses(a.g(), reader);
+            for (const onnx::GraphProto& sub : a.graphs()) count_uses(sub, reader);
+        }
+    }
+    if (enclosing)
+        for (const auto& out : g.output()) {
+            ++consumers_[out.name()];
+            last_consumer_[out.name()] = enclosing;
+        }
+}
+
+std::vector<std::string> Importer::import_subgraph(const onnx::GraphProto& g) {
+    if (g.input_size() > 0)
+        fail(fmt::format("subgraph '{}' has inputs; only subgraphs without inputs (If's branches) are supported",
+                         g.name()));
+    // The node being converted (the If), restored once the subgraph's are done.
+    const onnx::NodeProto* node = node_;
+    std::string label = node_label_;
+    std::vector<std::string> handled = handled_attrs_;
+    std::map<size_t, Value> overrides = input_overrides_;
+    const uint32_t ops = ops_in_node_;
+    auto fail_shadowing = [&](const std::string& name) {
+        fail(fmt::format("subgraph '{}' defines '{}', a name the enclosing graph already has", g.name(), name));
+    };
+    for (const P& t : g.initializer()) {
+        if (values_.count(t.name())) fail_shadowing(t.name());
+        Value v = tensor_const(reader_.read(t));
+        v.param_name = t.name();
+        values_[t.name()] = std::move(v);
+    }
+    for (const auto& n : g.node()) {
+        for (const std::string& out : n.output())
+            if (!out.empty() && values_.count(out)) fail_shadowing(out);
+        convert(n);
+    }
+    node_ = node;
+    node_label_ = std::move(label);
+    handled_attrs_ = std::move(handled);
+    input_overrides_ = std::move(overrides);
+    ops_in_node_ = ops;
+    std::vector<std::string> outputs;
+    for (const auto& out : g.output()) {
+        lookup(out.name());  // fails naming the If when no node of the subgraph made it
+        outputs.push_back(out.name());
+    }
+    return outputs;
 }
 
 std::string op_key(const onnx::NodeProto& n) {

@@ -20,6 +20,7 @@
 namespace onnx {
 class NodeProto;
 class AttributeProto;
+class GraphProto;
 }  // namespace onnx
 
 namespace mgedump::formats::onnx_import {
@@ -90,6 +91,13 @@ class Importer {
     // Any value by name; nullptr when none has that name (yet).
     const Value* value(const std::string& name) const;
 
+    // The nodes of a subgraph without inputs (an If's branch), converted as the
+    // enclosing graph's own: they read its values by name, and their outputs become
+    // values of it. Returns the subgraph's output names, in order; the node being
+    // converted is current again afterwards. A subgraph that redefines a name of
+    // the enclosing graph is refused.
+    std::vector<std::string> import_subgraph(const onnx::GraphProto& g);
+
     // --- building ---
     // An operator named after the node (the second and later operators of one node
     // get ":1", ":2", ...).
@@ -121,6 +129,9 @@ class Importer {
 
   private:
     void declare_inputs();
+    // consumers_, producers_ and last_consumer_ of `g` and its subgraphs, whose
+    // reads count as reads by `enclosing` (the node holding them; null for the model's graph).
+    void count_uses(const onnx::GraphProto& g, const onnx::NodeProto* enclosing);
     void convert(const onnx::NodeProto& n);
     Value& lookup(const std::string& name);
     // `param` (a SharedDeviceTensor) seen as `shape`: a Reshape.
@@ -184,6 +195,7 @@ std::span<const OpHandler> einsum_handlers();
 std::span<const OpHandler> quantize_handlers();
 std::span<const OpHandler> window_handlers();
 std::span<const OpHandler> spectral_handlers();
+std::span<const OpHandler> control_handlers();
 std::span<const OpHandler> grid_sample_handlers();
 // Operators of other domains are keyed "DOMAIN:OpType" (op_key).
 std::span<const OpHandler> training_handlers();

@@ -174,8 +174,18 @@ void refuse_unsupported_ops(const onnx::GraphProto& graph, const std::string& la
     };
     std::map<std::string, Missing> missing;
     std::vector<std::string> order;  // first appearance
-    for (int i = 0; i < graph.node_size(); ++i) {
-        const onnx::NodeProto& n = graph.node(i);
+    // The model's nodes and those of their subgraphs (If's branches), each graph's
+    // before the next's.
+    std::vector<const onnx::GraphProto*> graphs{&graph};
+    for (size_t gi = 0; gi < graphs.size(); ++gi)
+        for (const onnx::NodeProto& n : graphs[gi]->node())
+            for (const onnx::AttributeProto& a : n.attribute()) {
+                if (a.has_g()) graphs.push_back(&a.g());
+                for (const onnx::GraphProto& sub : a.graphs()) graphs.push_back(&sub);
+            }
+    for (const onnx::GraphProto* g : graphs)
+    for (int i = 0; i < g->node_size(); ++i) {
+        const onnx::NodeProto& n = g->node(i);
         std::string key, why;
         const bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
         if (!default_domain) {

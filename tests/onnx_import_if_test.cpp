@@ -1,0 +1,152 @@
+// If: a condition known at import time converts the branch it takes (the other
+// is never read); one known only at run time converts both and selects each
+// output with Where. Expected values follow from ONNX's definition of If and the
+// branches' own operators (Relu, Neg).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "onnx_test_model.h"
+
+namespace mgedump::test {
+namespace {
+
+using D = std::vector<double>;
+
+// A branch graph: `op`(x) → `out`.
+onnx::GraphProto unary_branch(const std::string& name, const std::string& op, const std::string& x,
+                              const std::string& out, std::vector<int64_t> dims) {
+    onnx::GraphProto g;
+    g.set_name(name);
+    auto* n = g.add_node();
+    n->set_op_type(op);
+    n->set_name(name + "_" + op);
+    n->add_input(x);
+    n->add_output(out);
+    auto* o = g.add_output();
+    o->set_name(out);
+    auto* t = o->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(OnnxType::FLOAT);
+    for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+    return g;
+}
+
+void set_branch(onnx::NodeProto& n, const std::string& attr, onnx::GraphProto g) {
+    auto* a = n.add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = std::move(g);
+}
+
+// then: Relu(x), else: Neg(x); the condition is `cond`.
+onnx::NodeProto& add_if(OnnxModel& m, const std::string& cond, const std::string& then_op = "Relu",
+                        const std::string& else_op = "Neg") {
+    auto& n = m.node("If", {cond}, {"y"}, "if");
+    set_branch(n, "then_branch", unary_branch("then", then_op, "x", "t", {3}));
+    set_branch(n, "else_branch", unary_branch("else", else_op, "x", "e", {3}));
+    return n;
+}
+
+const D kX{-1, 0, 2};
+
+TEST(OnnxIf, AConstantConditionConvertsTheBranchItTakes) {
+    for (bool taken : {true, false}) {
+        OnnxModel m(13);
+        m.input("x", {3}).output("y");
+        m.initializer_bytes("cond", {}, OnnxType::BOOL, &taken, 1);
+        add_if(m, "cond");
+        ir::Graph g = m.import();
+        EXPECT_EQ(compute_ops(g), std::vector<std::string>{"Elemwise"});  // RELU or NEGATE, not both
+        EXPECT_EQ(evaluate_values(g, {{"x", kX}}), taken ? (D{0, 0, 2}) : (D{1, 0, -2}));
+        expect_round_trip(g);
+    }
+}
+
+// A scripted export's `if x.dim() == 1`: the condition is computed from the static
+// shape, so it is known at import time.
+TEST(OnnxIf, AConditionComputedFromStaticShapesIsKnownAtImport) {
+    OnnxModel m(13);
+    m.input("x", {3}).output("y");
+    m.initializer_i64("one", {}, {1});
+    m.node("Shape", {"x"}, {"shape"});
+    m.node("Size", {"shape"}, {"rank"});
+    m.node("Equal", {"rank", "one"}, {"cond"});
+    add_if(m, "cond");
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), std::vector<std::string>{"Elemwise"});
+    EXPECT_EQ(evaluate_values(g, {{"x", kX}}), (D{0, 0, 2}));
+}
+
+TEST(OnnxIf, AConditionKnownOnlyAtRunTimeSelectsBetweenBothBranches) {
+    OnnxModel m(13);
+    m.input("x", {3}).input("cond", {}, OnnxType::BOOL).output("y");
+    add_if(m, "cond");
+    ir::Graph g = m.import();
+    const auto ops = compute_ops(g);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "Where"), 1) << ::testing::PrintToString(ops);
+    EXPECT_EQ(evaluate_values(g, {{"x", kX}, {"cond", {1}}}), (D{0, 0, 2}));
+    EXPECT_EQ(evaluate_values(g, {{"x", kX}, {"cond", {0}}}), (D{1, 0, -2}));
+    // The dump writes the condition's Broadcast before the branches.
+    expect_same_ops_after_round_trip(g);
+    for (auto format : {engine::DumpFormat::FBS, engine::DumpFormat::FBS_V2})
+        EXPECT_EQ(evaluate_values(dumped_and_loaded(g, format).graph, {{"x", kX}, {"cond", {0}}}),
+                  (D{1, 0, -2}));
+}
+
+TEST(OnnxIf, RunTimeSelectionNeedsOneShapeInBothBranches) {
+    OnnxModel m(13);
+    m.input("x", {3}).input("cond", {}, OnnxType::BOOL).output("y");
+    auto& n = m.node("If", {"cond"}, {"y"}, "if");
+    set_branch(n, "then_branch", unary_branch("then", "Relu", "x", "t", {3}));
+    onnx::GraphProto other = unary_branch("else", "ReduceSum", "x", "e", {1});
+    set_branch(n, "else_branch", std::move(other));
+    EXPECT_EQ(
+        import_error(m),
+        "test.onnx: node 'if' (If): the condition is known only at run time, and output #0 is FLOAT [3] in "
+        "then_branch but FLOAT [1] in else_branch: both branches are computed and each output selected, "
+        "which "
+        "needs one static shape and type");
+}
+
+// The one error that lists unsupported operators looks inside the branches too.
+TEST(OnnxIf, AnUnsupportedOperatorInABranchIsListed) {
+    OnnxModel m(13);
+    m.input("x", {3}).input("cond", {}, OnnxType::BOOL).output("y");
+    add_if(m, "cond", "Relu", "Unique");
+    EXPECT_EQ(import_error(m),
+              "test.onnx: 1 operator type cannot be converted (formats/onnx/ONNX_IMPORT.md lists the "
+              "supported ones): "
+              "Unique (1 node, first 'else_Unique')");
+}
+
+// A value a branch reads is read by the If: a Conv output that a branch also reads
+// has two readers, so the BatchNormalization after it is not folded into the Conv
+// (which would give the branch the normalized values).
+TEST(OnnxIf, AValueReadInABranchCountsAsRead) {
+    OnnxModel m(13);
+    m.input("x", {1, 1, 1, 3}).input("cond", {}, OnnxType::BOOL).output("y").output("z");
+    m.initializer("w", {1, 1, 1, 1}, {2.0f});
+    for (const char* p : {"gamma", "beta", "mean", "var"})
+        m.initializer(p, {1}, {std::string(p) == "gamma" ? 3.0f : std::string(p) == "var" ? 1.0f : 0.0f});
+    m.node("Conv", {"x", "w"}, {"c"});
+    set_attr(m.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"y"}), "epsilon", 0.0f);
+    auto& n = m.node("If", {"cond"}, {"z"}, "if");
+    set_branch(n, "then_branch", unary_branch("then", "Relu", "c", "t", {1, 1, 1, 3}));
+    set_branch(n, "else_branch", unary_branch("else", "Neg", "c", "e", {1, 1, 1, 3}));
+    const auto out = evaluate(m.import(), {{"x", kX}, {"cond", {1}}});
+    EXPECT_EQ(engine::eval::to_doubles(out.at(0).value), (D{-6, 0, 12}));  // 3 · (2x)
+    EXPECT_EQ(engine::eval::to_doubles(out.at(1).value), (D{0, 0, 4}));   // Relu(2x)
+}
+
+TEST(OnnxIf, ABranchMayNotRedefineANameOfTheModel) {
+    OnnxModel m(13);
+    m.input("x", {3}).input("cond", {}, OnnxType::BOOL).output("y");
+    m.node("Neg", {"x"}, {"t"});
+    add_if(m, "cond");  // then_branch defines "t" again
+    EXPECT_EQ(
+        import_error(m),
+        "test.onnx: node 'if' (If): subgraph 'then' defines 't', a name the enclosing graph already has");
+}
+
+}  // namespace
+}  // namespace mgedump::test
