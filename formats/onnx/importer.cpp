@@ -28,7 +28,7 @@ const std::unordered_map<std::string_view, Handler>& handler_index() {
                            math_handlers(), compare_handlers(), reduce_handlers(), norm_handlers(),
                            tensor_handlers(), gather_handlers(), loss_handlers(),
                            recurrent_handlers(), einsum_handlers(), quantize_handlers(),
-                           window_handlers(), spectral_handlers(), control_handlers(), grid_sample_handlers(), training_handlers()})
+                           window_handlers(), spectral_handlers(), control_handlers(), loop_handlers(), grid_sample_handlers(), training_handlers()})
             for (const OpHandler& h : table) m.emplace(h.op_type, h.convert);
         return m;
     }();
@@ -510,11 +510,7 @@ std::vector<std::string> Importer::import_subgraph(const onnx::GraphProto& g) {
         fail(fmt::format("subgraph '{}' has inputs; only subgraphs without inputs (If's branches) are supported",
                          g.name()));
     // The node being converted (the If), restored once the subgraph's are done.
-    const onnx::NodeProto* node = node_;
-    std::string label = node_label_;
-    std::vector<std::string> handled = handled_attrs_;
-    std::map<size_t, Value> overrides = input_overrides_;
-    const uint32_t ops = ops_in_node_;
+    NodeState enclosing = save_node_state();
     auto fail_shadowing = [&](const std::string& name) {
         fail(fmt::format("subgraph '{}' defines '{}', a name the enclosing graph already has", g.name(), name));
     };
@@ -529,16 +525,62 @@ std::vector<std::string> Importer::import_subgraph(const onnx::GraphProto& g) {
             if (!out.empty() && values_.count(out)) fail_shadowing(out);
         convert(n);
     }
-    node_ = node;
-    node_label_ = std::move(label);
-    handled_attrs_ = std::move(handled);
-    input_overrides_ = std::move(overrides);
-    ops_in_node_ = ops;
+    restore_node_state(std::move(enclosing));
     std::vector<std::string> outputs;
     for (const auto& out : g.output()) {
         lookup(out.name());  // fails naming the If when no node of the subgraph made it
         outputs.push_back(out.name());
     }
+    return outputs;
+}
+
+void Importer::restore_node_state(NodeState s) {
+    node_ = s.node;
+    node_label_ = std::move(s.label);
+    handled_attrs_ = std::move(s.handled_attrs);
+    input_overrides_ = std::move(s.input_overrides);
+    ops_in_node_ = s.ops_in_node;
+}
+
+std::vector<Value> Importer::import_body(const onnx::GraphProto& body, const std::vector<Value>& inputs,
+                                         std::string_view suffix) {
+    if (static_cast<size_t>(body.input_size()) != inputs.size())
+        fail(fmt::format("the body has {} inputs, {} are given", body.input_size(), inputs.size()));
+    // Every name the body defines, renamed for this run.
+    std::map<std::string, std::string> renamed;
+    auto define = [&](const std::string& name) {
+        if (!name.empty()) renamed.emplace(name, name + std::string(suffix));
+    };
+    for (const auto& in : body.input()) define(in.name());
+    for (const P& t : body.initializer()) define(t.name());
+    for (const auto& n : body.node()) {
+        for (const std::string& out : n.output()) define(out);
+        for (const onnx::AttributeProto& a : n.attribute())
+            if (a.has_g() || a.graphs_size() > 0)
+                fail(fmt::format("node '{}' ({}) of the body holds a subgraph; nested subgraphs in a Loop or Scan "
+                                 "body are not supported",
+                                 n.name(), n.op_type()));
+    }
+    auto name_of = [&](const std::string& name) {
+        auto it = renamed.find(name);
+        return it == renamed.end() ? name : it->second;
+    };
+    for (const auto& [from, to] : renamed)
+        if (values_.count(to))
+            fail(fmt::format("the body's '{}' would be '{}', a name the graph already has", from, to));
+    NodeState enclosing = save_node_state();
+    for (int k = 0; k < body.input_size(); ++k) values_[name_of(body.input(k).name())] = inputs[static_cast<size_t>(k)];
+    for (const P& t : body.initializer()) values_[name_of(t.name())] = tensor_const(reader_.read(t));
+    for (const auto& n : body.node()) {
+        onnx::NodeProto run = n;
+        for (std::string& in : *run.mutable_input()) in = name_of(in);
+        for (std::string& out : *run.mutable_output()) out = name_of(out);
+        if (!n.name().empty()) run.set_name(n.name() + std::string(suffix));
+        convert(run);
+    }
+    restore_node_state(std::move(enclosing));
+    std::vector<Value> outputs;
+    for (const auto& out : body.output()) outputs.push_back(lookup(name_of(out.name())));
     return outputs;
 }
 

@@ -97,6 +97,13 @@ class Importer {
     // converted is current again afterwards. A subgraph that redefines a name of
     // the enclosing graph is refused.
     std::vector<std::string> import_subgraph(const onnx::GraphProto& g);
+    // One run of a Loop or Scan body: its inputs bound to `inputs`, its nodes
+    // converted with every name the body defines suffixed by `suffix` (so the runs
+    // of an unrolled loop do not collide), its outputs returned in order. Names the
+    // body does not define are the enclosing graph's. A body holding subgraphs of its
+    // own is refused.
+    std::vector<Value> import_body(const onnx::GraphProto& body, const std::vector<Value>& inputs,
+                                   std::string_view suffix);
 
     // --- building ---
     // An operator named after the node (the second and later operators of one node
@@ -132,6 +139,19 @@ class Importer {
     // consumers_, producers_ and last_consumer_ of `g` and its subgraphs, whose
     // reads count as reads by `enclosing` (the node holding them; null for the model's graph).
     void count_uses(const onnx::GraphProto& g, const onnx::NodeProto* enclosing);
+    // The state of the node being converted, kept across the conversion of a
+    // subgraph's nodes (import_subgraph, import_body).
+    struct NodeState {
+        const onnx::NodeProto* node;
+        std::string label;
+        std::vector<std::string> handled_attrs;
+        std::map<size_t, Value> input_overrides;
+        uint32_t ops_in_node;
+    };
+    NodeState save_node_state() const {
+        return {node_, node_label_, handled_attrs_, input_overrides_, ops_in_node_};
+    }
+    void restore_node_state(NodeState s);
     void convert(const onnx::NodeProto& n);
     Value& lookup(const std::string& name);
     // `param` (a SharedDeviceTensor) seen as `shape`: a Reshape.
@@ -196,6 +216,7 @@ std::span<const OpHandler> quantize_handlers();
 std::span<const OpHandler> window_handlers();
 std::span<const OpHandler> spectral_handlers();
 std::span<const OpHandler> control_handlers();
+std::span<const OpHandler> loop_handlers();
 std::span<const OpHandler> grid_sample_handlers();
 // Operators of other domains are keyed "DOMAIN:OpType" (op_key).
 std::span<const OpHandler> training_handlers();
