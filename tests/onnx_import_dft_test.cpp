@@ -1,4 +1,4 @@
-// DFT (opset 17): one MatrixMul by the transform's coefficients. Expected values
+// DFT and STFT (opset 17): one MatrixMul by the transform's coefficients. Expected values
 // are worked from the definition, X_k = Σ x_t e^(−2πi·kt/L): the spectrum of
 // [1, 2, 3, 4] is 10, −2 + 2i, −2, −2 − 2i. ONNX's own test models (test_dft,
 // test_dft_axis, test_dft_inverse) run in tests/eval/onnx_testdata_test.cpp.
@@ -71,6 +71,40 @@ TEST(OnnxDft, AlongAnyAxisOfTheSignalDims) {
     expect_near(evaluate_values(dft_model({1, 2, 3, 1}, 0, 0, std::nullopt, -2).import(),
                                 {{"x", D{1, 2, 3, 4, 5, 6}}}),
                 D{6, 0, -1.5, h, -1.5, -h, 15, 0, -1.5, h, -1.5, -h});
+}
+
+// STFT: frame f of signal 0..7 with step 2 and length 4 is [2f, 2f+1, 2f+2, 2f+3],
+// whose spectrum is that of [0, 1, 2, 3] (6, −2 + 2i, −2) plus 4·2f in bin 0. With
+// the window [1, 0, 0, 1] a frame is [a, 0, 0, a + 3]: X_0 = 2a + 3,
+// X_1 = a + (a + 3)·e^(−3πi/2) = a + (a + 3)i, X_2 = a − (a + 3) = −3.
+OnnxModel stft_model(bool window, bool runtime_window) {
+    OnnxModel m(17);
+    m.input("x", {1, 8, 1}).output("y");
+    m.initializer_i64("step", {}, {2});
+    std::vector<std::string> inputs{"x", "step"};
+    if (window) {
+        if (runtime_window)
+            m.input("w", {4});
+        else
+            m.initializer("w", {4}, {1, 0, 0, 1});
+        inputs.push_back("w");
+    } else {
+        m.initializer_i64("length", {}, {4});
+        inputs.insert(inputs.end(), {"", "length"});
+    }
+    m.node("STFT", inputs, {"y"}, "stft");
+    return m;
+}
+
+TEST(OnnxStft, FramesOfTheSignalEachTransformed) {
+    const D x{0, 1, 2, 3, 4, 5, 6, 7};
+    const auto out = evaluate(stft_model(false, false).import(), {{"x", x}});
+    EXPECT_EQ(out.at(0).value.shape(), ir::Shape::of({1, 3, 3, 2}));
+    expect_near(engine::eval::to_doubles(out.at(0).value),
+                D{6, 0, -2, 2, -2, 0, 14, 0, -2, 2, -2, 0, 22, 0, -2, 2, -2, 0});
+    const D windowed{3, 0, 0, 3, -3, 0, 7, 0, 2, 5, -3, 0, 11, 0, 4, 7, -3, 0};
+    expect_near(evaluate_values(stft_model(true, false).import(), {{"x", x}}), windowed);
+    expect_near(evaluate_values(stft_model(true, true).import(), {{"x", x}, {"w", {1, 0, 0, 1}}}), windowed);
 }
 
 TEST(OnnxDft, RefusesWhatItCannotWrite) {

@@ -2,7 +2,8 @@
 // brought last and flattened, (M, n·C) × W with W the transform's cos / sin
 // coefficients (n·C, K·2) made at import time in double, then the result laid back
 // out as [..., K, 2]. A constant dft_length pads with zeros or truncates, as ONNX's
-// reference (onnx/reference/ops/op_dft.py) does, by the rows of W.
+// reference (onnx/reference/ops/op_dft.py) does, by the rows of W. STFT is the
+// same product on the signal's frames, gathered by a constant index table.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <onnx/onnx_pb.h>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <optional>
 
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
@@ -121,8 +123,84 @@ void dft(Importer& c) {
     c.set_output_var(0, y, x.elem_type, out);
 }
 
+// STFT (17) of [batch, n, 1 or 2]: frame f is samples f·step .. f·step + L − 1
+// (one IndexingMultiAxisVec of the signal axis by a constant index table), times
+// the window, transformed by DFT's W: (batch·frames, L·C) × W. A constant window is
+// folded into W's rows; one known only at run time multiplies the frames (Elemwise).
+// frame_step and frame_length fix the output's shape, so they must be constants.
+void stft(Importer& c) {
+    c.check_attrs({"onesided"});
+    const Value& x = c.input(0);
+    if (x.elem_type != P::FLOAT && x.elem_type != P::DOUBLE)
+        c.fail(fmt::format("element type {} is not supported (FLOAT, or DOUBLE held as Float32)",
+                           onnx_elem_name(x.elem_type)));
+    if (x.shape.size() != 3 || (x.shape[2] != 1 && x.shape[2] != 2))
+        c.fail(fmt::format("the signal must be [batch, length, 1 or 2] (real or complex), has shape [{}]",
+                           fmt::join(x.shape, ",")));
+    const int64_t batch = x.shape[0], n = x.shape[1], channels = x.shape[2];
+    const std::vector<int64_t> steps = c.const_ints(1, "frame_step");
+    if (steps.size() != 1 || steps[0] < 1)
+        c.fail(fmt::format("frame_step must be one positive value, is [{}]", fmt::join(steps, ",")));
+    const int64_t step = steps[0];
+    const bool windowed = c.has_input(2);
+    int64_t length = 0;
+    if (windowed) {
+        const Value& w = c.input(2);
+        if (w.shape.size() != 1)
+            c.fail(fmt::format("the window must be 1-D, has shape [{}]", fmt::join(w.shape, ",")));
+        length = w.shape[0];
+    }
+    if (c.has_input(3)) {
+        const std::vector<int64_t> l = c.const_ints(3, "frame_length");
+        if (l.size() != 1 || l[0] < 1)
+            c.fail(fmt::format("frame_length must be one positive value, is [{}]", fmt::join(l, ",")));
+        if (windowed && l[0] != length)
+            c.fail(fmt::format("frame_length {} differs from the window's length {}", l[0], length));
+        length = l[0];
+    }
+    if (length == 0) c.fail("neither a window nor frame_length gives the frame length");
+    if (length > n) c.fail(fmt::format("frames of {} samples do not fit a signal of {}", length, n));
+    const bool onesided = c.attr_int("onesided", 1) != 0;
+    if (onesided && channels == 2)
+        c.fail(
+            "onesided is supported for a real signal only (the conjugate-symmetric half of its spectrum); "
+            "set "
+            "onesided to 0 for a complex one");
+    const int64_t frames = (n - length) / step + 1, bins = onesided ? length / 2 + 1 : length;
+
+    std::vector<std::byte> index(static_cast<size_t>(frames * length) * 4);
+    for (int64_t f = 0; f < frames; ++f)
+        for (int64_t t = 0; t < length; ++t) {
+            const auto at = static_cast<int32_t>(f * step + t);
+            std::memcpy(index.data() + 4 * static_cast<size_t>(f * length + t), &at, 4);
+        }
+    const ir::IndexDescMaskItem along_signal{1, false, false, false, true};
+    ir::VarId v = c.emit("IndexingMultiAxisVec",
+                         {c.var(0), c.const_var(ir::DTypeEnum::Int32, {frames * length}, std::move(index))},
+                         {{"items", std::vector{along_signal}}});  // [batch, frames·L, C]
+    std::vector<std::byte> w = dft_matrix(length, channels, length, bins, false);
+    if (windowed && c.input(2).is_const) {
+        const std::optional<std::vector<double>> window = decode_floats(c.input(2));
+        if (!window) c.fail("the window's values cannot be read");
+        auto* coefficients = reinterpret_cast<float*>(w.data());
+        for (int64_t t = 0; t < length; ++t)
+            for (int64_t k = 0; k < channels * bins * 2; ++k)
+                coefficients[t * channels * bins * 2 + k] *=
+                    static_cast<float>((*window)[static_cast<size_t>(t)]);
+    } else if (windowed) {
+        v = c.reshape(v, {batch, frames, length, channels});
+        v = elemwise(c, "MUL", {v, c.reshape(c.var(2), {1, 1, length, 1})});
+    }
+    v = c.reshape(v, {batch * frames, length * channels});
+    ir::VarId y = c.emit(
+        "MatrixMul", {v, c.const_var(ir::DTypeEnum::Float32, {length * channels, bins * 2}, std::move(w))});
+    y = c.reshape(y, {batch, frames, bins, 2});
+    c.set_output_var(0, y, x.elem_type, {batch, frames, bins, 2});
+}
+
 constexpr OpHandler kHandlers[] = {
     {"DFT", dft},
+    {"STFT", stft},
 };
 
 }  // namespace
