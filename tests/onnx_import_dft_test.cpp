@@ -107,6 +107,15 @@ TEST(OnnxStft, FramesOfTheSignalEachTransformed) {
     expect_near(evaluate_values(stft_model(true, true).import(), {{"x", x}, {"w", {1, 0, 0, 1}}}), windowed);
 }
 
+// A transform whose matrix would not fit in memory is refused before anything is
+// allocated (dft_length is the model's to choose).
+TEST(OnnxDft, RefusesAMatrixTooLargeToHold) {
+    EXPECT_EQ(
+        import_error(dft_model({1, 4, 1}, 0, 0, int64_t{1} << 40)),
+        "test.onnx: node 'dft' (DFT): the transform's matrix would hold 4x2199023255552 coefficients, more "
+        "than 134217728");
+}
+
 TEST(OnnxDft, RefusesWhatItCannotWrite) {
     EXPECT_EQ(import_error(dft_model({1, 4, 2}, 0, 1, std::nullopt)),
               "test.onnx: node 'dft' (DFT): onesided is supported for the forward transform of a real signal "

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "onnx_test_model.h"
 
@@ -116,6 +117,11 @@ TEST(OnnxLoop, AnUnrolledGraphIsBounded) {
         import_error(loop_model(30000, -1)),
         "test.onnx: node 'loop' (Loop): unrolling 30000 runs of a 6-node body would write more than 100000 "
         "operators");
+    // The bound is checked without multiplying, so the largest trip count does not wrap.
+    EXPECT_EQ(
+        import_error(loop_model(std::numeric_limits<int64_t>::max(), -1)),
+        "test.onnx: node 'loop' (Loop): unrolling 9223372036854775807 runs of a 6-node body would write more "
+        "than 100000 operators");
 }
 
 // Scan-9: running sum of the rows of x, the scan input read backwards and the scan

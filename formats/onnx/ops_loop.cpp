@@ -32,7 +32,8 @@ const onnx::GraphProto& body_of(Importer& c) {
 }
 
 void check_unrolled_size(Importer& c, const onnx::GraphProto& body, int64_t runs) {
-    if (runs * std::max(1, body.node_size()) > kMaxUnrolledNodes)
+    // Divided, not multiplied: a trip count near INT64_MAX must not wrap.
+    if (runs > kMaxUnrolledNodes / std::max(1, body.node_size()))
         c.fail(fmt::format("unrolling {} runs of a {}-node body would write more than {} operators", runs,
                            body.node_size(), kMaxUnrolledNodes));
 }
@@ -89,7 +90,9 @@ void loop(Importer& c) {
         c.fail(
             "M (the trip count) is missing: the loop is unrolled, which needs a trip count known at import "
             "time");
-    const int64_t trips = c.const_ints(0, "M (the trip count)").at(0);
+    const std::vector<int64_t> m = c.const_ints(0, "M (the trip count)");
+    if (m.size() != 1) c.fail(fmt::format("M (the trip count) must be one value, has {}", m.size()));
+    const int64_t trips = std::max<int64_t>(m[0], 0);
     bool go_on = !c.has_input(1) || const_bool(c, c.runtime_input(1), "cond (input #1)");
     const size_t carried = c.input_count() - 2;
     if (static_cast<size_t>(body.input_size()) != 2 + carried ||

@@ -33,6 +33,16 @@ int64_t product(const Shape& s) {
 // Samples at t ≥ L (truncation) have zero rows; t < L past the signal (padding) has
 // no row at all. The angle is reduced to kt mod L in integers first, so that every
 // coefficient is the double value of its exact angle rounded once to Float32.
+// Coefficients in one transform's matrix at most (512 MiB of Float32): a 4096-sample
+// complex DFT has 2^26; a model asking for far more is refused, not allocated.
+constexpr int64_t kMaxCoefficients = int64_t{1} << 27;
+
+void check_matrix_size(Importer& c, int64_t n, int64_t channels, int64_t bins) {
+    if (bins > kMaxCoefficients || n > kMaxCoefficients / (channels * bins * 2))
+        c.fail(fmt::format("the transform's matrix would hold {}x{} coefficients, more than {}", n * channels,
+                           bins * 2, kMaxCoefficients));
+}
+
 std::vector<std::byte> dft_matrix(int64_t n, int64_t channels, int64_t length, int64_t bins, bool inverse) {
     std::vector<float> w(static_cast<size_t>(n * channels * bins * 2), 0.0f);
     const double scale = inverse ? 1.0 / static_cast<double>(length) : 1.0;
@@ -88,6 +98,7 @@ void dft(Importer& c) {
         length = l[0];
     }
     const int64_t bins = onesided ? length / 2 + 1 : length;
+    check_matrix_size(c, n, channels, bins);
 
     // x with the signal axis just before the complex pair: [others..., n, C].
     std::vector<int32_t> to_last;
@@ -167,6 +178,10 @@ void stft(Importer& c) {
             "set "
             "onesided to 0 for a complex one");
     const int64_t frames = (n - length) / step + 1, bins = onesided ? length / 2 + 1 : length;
+    check_matrix_size(c, length, channels, bins);
+    if (frames > kMaxCoefficients / length)
+        c.fail(fmt::format("{} frames of {} samples would take an index table of more than {} entries",
+                           frames, length, kMaxCoefficients));
 
     std::vector<std::byte> index(static_cast<size_t>(frames * length) * 4);
     for (int64_t f = 0; f < frames; ++f)
