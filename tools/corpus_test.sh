@@ -32,10 +32,15 @@ mapfile -t models < <("$py" tools/make_onnx_corpus.py --list)
 mapfile -t streamed < <("$py" tools/make_onnx_corpus.py --list-streamed)
 (( ${#models[@]} )) || { echo "tools/make_onnx_corpus.py --list printed no models" >&2; exit 1; }
 is_streamed() { [[ " ${streamed[*]} " == *" $1 "* ]]; }
+# The refusal each refused model's expectation must carry: a file written when the
+# importer refused it for another reason is stale, whatever its version.
+declare -A refusal
+while IFS=$'\t' read -r stem why; do refusal[$stem]=$why; done < <("$py" tools/make_onnx_corpus.py --list-refusals)
 current() {
   [[ -f "$corpus/$1.onnx" && -f "$corpus/$1.expect.json" && -f "$corpus/$1.input.npy" &&
      -f "$corpus/$1.torch.0.npy" ]] &&
-    grep -qE "^ *\"expect_version\": $version,?\$" "$corpus/$1.expect.json"
+    grep -qE "^ *\"expect_version\": $version,?\$" "$corpus/$1.expect.json" &&
+    { [[ -z "${refusal[$1]:-}" ]] || grep -qF "\"expected_refusal\": \"${refusal[$1]}\"" "$corpus/$1.expect.json"; }
 }
 for m in "${models[@]}"; do
   is_streamed "$m" || current "$m" || missing+=("$m")

@@ -11,6 +11,7 @@ Run with Debian's interpreter (python3-torch, python3-torchvision, python3-onnx)
     /usr/bin/python3 tools/make_onnx_corpus.py OUT_DIR [--only NAME|NAME@OPSET ...]
     /usr/bin/python3 tools/make_onnx_corpus.py --list    # every model's file stem
     /usr/bin/python3 tools/make_onnx_corpus.py --list-streamed  # those not kept (below)
+    /usr/bin/python3 tools/make_onnx_corpus.py --list-refusals  # STEM<tab>refusal expected
 
 Writes OUT_DIR/<name>.onnx and OUT_DIR/<name>.expect.json (<name> is the stem:
 NAME at opset 13, NAME_opset<N> at another), and the numeric reference
@@ -625,10 +626,11 @@ DEFAULT_OPSET = 13
 # Models MegEngine cannot express whole, with the refusal the check expects (a
 # substring of the importer's error).
 EXPECTED_REFUSALS = {
-    # The If around its NonMaxSuppression (and the NonZero of computed scores after
-    # it): output sizes that depend on the data.
+    # The NonMaxSuppression inside the If of its post-processing (and the NonZero of
+    # computed scores after it): output sizes that depend on the data. The importer
+    # maps If and lists what it cannot convert inside branches too.
     "ssdlite320_mobilenet_v3_large": "operator type cannot be converted (formats/onnx/ONNX_IMPORT.md lists the "
-                                     "supported ones): If",
+                                     "supported ones): NonMaxSuppression",
 }
 
 
@@ -987,7 +989,14 @@ def main():
     ap.add_argument("--list", action="store_true", help="print every corpus model's stem and exit")
     ap.add_argument("--list-streamed", action="store_true",
                     help="print the stems of the models whose .onnx is not kept (STREAMED) and exit")
+    ap.add_argument("--list-refusals", action="store_true",
+                    help="print STEM<tab>REFUSAL for each model expected to be refused (EXPECTED_REFUSALS) and exit")
     args = ap.parse_args()
+    if args.list_refusals:
+        for s, n, _ in corpus_entries():
+            if n in EXPECTED_REFUSALS:
+                print(f"{s}\t{EXPECTED_REFUSALS[n]}")
+        return
     if args.list or args.list_streamed:
         print("\n".join(s for s, n, _ in corpus_entries() if args.list or n in STREAMED))
         return
