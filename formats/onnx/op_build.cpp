@@ -51,6 +51,11 @@ ir::VarId int32_tensor(Importer& c, const std::vector<int64_t>& values, const Sh
     return c.const_var(ir::DTypeEnum::Int32, shape.empty() ? Shape{1} : shape, std::move(bytes));
 }
 
+ir::VarId pick_along(Importer& c, ir::VarId x, int64_t axis, int64_t k) {
+    const ir::IndexDescMaskItem pick{static_cast<int8_t>(axis), false, false, false, true};
+    return c.emit("Subtensor", {x, c.const_i32({k})}, {{"items", std::vector{pick}}});
+}
+
 ir::VarId scalar_as(Importer& c, double value, int32_t elem_type) {
     const ir::DTypeEnum dtype = onnx_var_dtype(elem_type, c);
     if (dtype == ir::DTypeEnum::Float32) return c.const_f32(static_cast<float>(value));

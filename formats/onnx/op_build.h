@@ -24,6 +24,8 @@ ir::VarId scalar_as(Importer& c, double value, int32_t elem_type);
 // ONNX's Round (half to even) of a float var x of `elem_type`, exactly, from
 // MegEngine's ROUND (half away from zero): see formats/onnx/op_build.cpp.
 ir::VarId round_half_to_even(Importer& c, ir::VarId x, int32_t elem_type);
+// x[..., k, ...] along `axis`, the axis dropped (a Subtensor with one constant index).
+ir::VarId pick_along(Importer& c, ir::VarId x, int64_t axis, int64_t k);
 // `v` (of ONNX shape `from`) as `to`: itself when equal, else a Broadcast.
 ir::VarId broadcast_to(Importer& c, ir::VarId v, const Shape& from, const Shape& to);
 // The numpy broadcast of every input's shape; fails naming them when they do not broadcast.

@@ -46,12 +46,11 @@ ir::VarId var_of(Importer& c, Value& v, const std::string& name) {
 // x[..., i, ...] along `axis`, the axis dropped.
 Value slice_at(Importer& c, Value x, int64_t axis, int64_t i, const std::string& name) {
     const ir::VarId xv = var_of(c, x, name);
-    const ir::IndexDescMaskItem pick{static_cast<int8_t>(axis), false, false, false, true};
     Value out;
     out.elem_type = x.elem_type;
     out.shape = x.shape;
     out.shape.erase(out.shape.begin() + axis);
-    out.var = c.emit("Subtensor", {xv, c.const_i32({i})}, {{"items", std::vector{pick}}});
+    out.var = pick_along(c, xv, axis, i);
     return out;
 }
 

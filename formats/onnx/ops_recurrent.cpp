@@ -55,10 +55,6 @@ ir::VarId block(Importer& c, ir::VarId x, int64_t d, int64_t begin, int64_t end)
                   {{"items", std::vector{pick_item(0), range_item(1)}}});
 }
 
-// x[.., k, ..] with axis `axis` dropped.
-ir::VarId pick(Importer& c, ir::VarId x, int axis, int64_t k) {
-    return c.emit("Subtensor", {x, c.const_i32({k})}, {{"items", std::vector{pick_item(axis)}}});
-}
 
 ir::VarId add(Importer& c, ir::VarId a, ir::VarId b) { return elemwise(c, "ADD", {a, b}); }
 ir::VarId mul(Importer& c, ir::VarId a, ir::VarId b) { return elemwise(c, "MUL", {a, b}); }
@@ -169,7 +165,7 @@ ir::VarId zeros(Importer& c, const Dims& n, int32_t elem_type) {
 // The initial state of direction d ((dirs, batch, hidden), layout 1: (batch, dirs,
 // hidden)), or zeros.
 ir::VarId initial_state(Importer& c, size_t input, const Dims& n, int64_t d, bool batch_first, int32_t elem_type) {
-    if (c.has_input(input)) return pick(c, c.var(input), batch_first ? 1 : 0, d);
+    if (c.has_input(input)) return pick_along(c, c.var(input), batch_first ? 1 : 0, d);
     return zeros(c, n, elem_type);
 }
 

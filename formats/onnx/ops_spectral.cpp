@@ -21,12 +21,6 @@ namespace {
 
 using P = onnx::TensorProto;
 
-int64_t product(const Shape& s) {
-    int64_t n = 1;
-    for (int64_t d : s) n *= d;
-    return n;
-}
-
 // W of (n·C, K·2): row t·C + 0 takes the real part of sample t, row t·C + 1 (C = 2)
 // its imaginary part; column k·2 + 0 gives the real part of bin k, k·2 + 1 its
 // imaginary part. Forward: X_k = Σ x_t e^(−2πi·kt/L); inverse: (1/L) Σ x_t e^(+2πi·kt/L).
@@ -112,7 +106,7 @@ void dft(Importer& c) {
     to_last.push_back(static_cast<int32_t>(rank - 1));
     ir::VarId v = c.var(0);
     if (axis != rank - 2) v = c.emit("Dimshuffle", {v}, {{"pattern", to_last}});
-    const int64_t rows = product(others);
+    const int64_t rows = element_count(others);
     v = c.reshape(v, {rows, n * channels});
     const ir::VarId w = c.const_var(ir::DTypeEnum::Float32, {n * channels, bins * 2},
                                     dft_matrix(n, channels, length, bins, inverse));
