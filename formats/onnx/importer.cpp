@@ -509,27 +509,71 @@ std::vector<std::string> Importer::import_subgraph(const onnx::GraphProto& g) {
     if (g.input_size() > 0)
         fail(fmt::format("subgraph '{}' has inputs; only subgraphs without inputs (If's branches) are supported",
                          g.name()));
-    // The node being converted (the If), restored once the subgraph's are done.
-    NodeState enclosing = save_node_state();
-    auto fail_shadowing = [&](const std::string& name) {
-        fail(fmt::format("subgraph '{}' defines '{}', a name the enclosing graph already has", g.name(), name));
+    return convert_subgraph(g, {}, "");
+}
+
+std::vector<Value> Importer::import_body(const onnx::GraphProto& body, const std::vector<Value>& inputs,
+                                         std::string_view suffix) {
+    if (static_cast<size_t>(body.input_size()) != inputs.size())
+        fail(fmt::format("the body has {} inputs, {} are given", body.input_size(), inputs.size()));
+    std::vector<Value> outputs;
+    for (const std::string& name : convert_subgraph(body, inputs, suffix)) outputs.push_back(lookup(name));
+    return outputs;
+}
+
+std::vector<std::string> Importer::convert_subgraph(const onnx::GraphProto& g, const std::vector<Value>& inputs,
+                                                    std::string_view suffix) {
+    // Every name the subgraph defines, as it is called in the enclosing graph.
+    std::map<std::string, std::string> renamed;
+    auto define = [&](const std::string& name) {
+        if (!name.empty() && !renamed.emplace(name, name + std::string(suffix)).second)
+            fail(fmt::format("subgraph '{}' defines '{}' twice", g.name(), name));
     };
+    for (const auto& in : g.input()) define(in.name());
+    for (const P& t : g.initializer()) define(t.name());
+    for (const auto& n : g.node()) {
+        for (const std::string& out : n.output()) define(out);
+        // A renamed body's own subgraphs would read the names it had before.
+        if (!suffix.empty())
+            for (const onnx::AttributeProto& a : n.attribute())
+                if (a.has_g() || a.graphs_size() > 0)
+                    fail(fmt::format("node '{}' ({}) of the body holds a subgraph; nested subgraphs in a Loop or "
+                                     "Scan body are not supported",
+                                     n.name(), n.op_type()));
+    }
+    for (const auto& [from, to] : renamed)
+        if (values_.count(to))
+            fail(fmt::format("subgraph '{}' defines '{}', a name the enclosing graph already has", g.name(), to));
+    auto name_of = [&](const std::string& name) {
+        auto it = renamed.find(name);
+        return it == renamed.end() ? name : it->second;
+    };
+    // The node being converted (the If, Loop or Scan), restored once the subgraph's are done.
+    NodeState enclosing = save_node_state();
+    for (int k = 0; k < g.input_size(); ++k) values_[name_of(g.input(k).name())] = inputs[static_cast<size_t>(k)];
     for (const P& t : g.initializer()) {
-        if (values_.count(t.name())) fail_shadowing(t.name());
         Value v = tensor_const(reader_.read(t));
-        v.param_name = t.name();
-        values_[t.name()] = std::move(v);
+        // A branch's initializer is a param like the model's; an unrolled body's stays
+        // a constant (a param per run would be one name per copy).
+        if (suffix.empty()) v.param_name = t.name();
+        values_[name_of(t.name())] = std::move(v);
     }
     for (const auto& n : g.node()) {
-        for (const std::string& out : n.output())
-            if (!out.empty() && values_.count(out)) fail_shadowing(out);
-        convert(n);
+        if (suffix.empty()) {
+            convert(n);
+            continue;
+        }
+        onnx::NodeProto run = n;
+        for (std::string& in : *run.mutable_input()) in = name_of(in);
+        for (std::string& out : *run.mutable_output()) out = name_of(out);
+        if (!n.name().empty()) run.set_name(n.name() + std::string(suffix));
+        convert(run);
     }
     restore_node_state(std::move(enclosing));
     std::vector<std::string> outputs;
     for (const auto& out : g.output()) {
-        lookup(out.name());  // fails naming the If when no node of the subgraph made it
-        outputs.push_back(out.name());
+        outputs.push_back(name_of(out.name()));
+        lookup(outputs.back());  // fails naming the enclosing node when no node of the subgraph made it
     }
     return outputs;
 }
@@ -540,48 +584,6 @@ void Importer::restore_node_state(NodeState s) {
     handled_attrs_ = std::move(s.handled_attrs);
     input_overrides_ = std::move(s.input_overrides);
     ops_in_node_ = s.ops_in_node;
-}
-
-std::vector<Value> Importer::import_body(const onnx::GraphProto& body, const std::vector<Value>& inputs,
-                                         std::string_view suffix) {
-    if (static_cast<size_t>(body.input_size()) != inputs.size())
-        fail(fmt::format("the body has {} inputs, {} are given", body.input_size(), inputs.size()));
-    // Every name the body defines, renamed for this run.
-    std::map<std::string, std::string> renamed;
-    auto define = [&](const std::string& name) {
-        if (!name.empty()) renamed.emplace(name, name + std::string(suffix));
-    };
-    for (const auto& in : body.input()) define(in.name());
-    for (const P& t : body.initializer()) define(t.name());
-    for (const auto& n : body.node()) {
-        for (const std::string& out : n.output()) define(out);
-        for (const onnx::AttributeProto& a : n.attribute())
-            if (a.has_g() || a.graphs_size() > 0)
-                fail(fmt::format("node '{}' ({}) of the body holds a subgraph; nested subgraphs in a Loop or Scan "
-                                 "body are not supported",
-                                 n.name(), n.op_type()));
-    }
-    auto name_of = [&](const std::string& name) {
-        auto it = renamed.find(name);
-        return it == renamed.end() ? name : it->second;
-    };
-    for (const auto& [from, to] : renamed)
-        if (values_.count(to))
-            fail(fmt::format("the body's '{}' would be '{}', a name the graph already has", from, to));
-    NodeState enclosing = save_node_state();
-    for (int k = 0; k < body.input_size(); ++k) values_[name_of(body.input(k).name())] = inputs[static_cast<size_t>(k)];
-    for (const P& t : body.initializer()) values_[name_of(t.name())] = tensor_const(reader_.read(t));
-    for (const auto& n : body.node()) {
-        onnx::NodeProto run = n;
-        for (std::string& in : *run.mutable_input()) in = name_of(in);
-        for (std::string& out : *run.mutable_output()) out = name_of(out);
-        if (!n.name().empty()) run.set_name(n.name() + std::string(suffix));
-        convert(run);
-    }
-    restore_node_state(std::move(enclosing));
-    std::vector<Value> outputs;
-    for (const auto& out : body.output()) outputs.push_back(lookup(name_of(out.name())));
-    return outputs;
 }
 
 std::string op_key(const onnx::NodeProto& n) {

@@ -152,6 +152,11 @@ class Importer {
         return {node_, node_label_, handled_attrs_, input_overrides_, ops_in_node_};
     }
     void restore_node_state(NodeState s);
+    // import_subgraph and import_body: g's nodes converted in this graph's scope,
+    // its inputs bound to `inputs` and every name it defines suffixed by `suffix`
+    // (empty: kept). Returns its output names as this graph calls them.
+    std::vector<std::string> convert_subgraph(const onnx::GraphProto& g, const std::vector<Value>& inputs,
+                                              std::string_view suffix);
     void convert(const onnx::NodeProto& n);
     Value& lookup(const std::string& name);
     // `param` (a SharedDeviceTensor) seen as `shape`: a Reshape.
