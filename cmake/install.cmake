@@ -10,7 +10,7 @@ option(MGEDUMP_INSTALL_SPLIT_DEBUG
 
 install(TARGETS mgedump RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 
-set(MGEDUMP_INSTALLED_LIBRARIES mgedump_api mgedump_jobs mgedump_engine mgedump_formats mgedump_ir)
+set(MGEDUMP_INSTALLED_LIBRARIES mgedump_api mgedump_jobs mgedump_engine mgedump_formats mgedump_onnx_proto mgedump_ir)
 install(TARGETS ${MGEDUMP_INSTALLED_LIBRARIES} EXPORT mgedump-targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development)
 

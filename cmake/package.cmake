@@ -30,7 +30,7 @@ set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 # (pkgconf) reads mgedump.pc and the xxHash one the CMake package uses. OpenBLAS is
 # loaded at run time (libopenblas0).
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
-    "libfmt-dev, libxxhash-dev, libflatbuffers-dev, nlohmann-json3-dev, libtbb-dev, libabsl-dev, libprotobuf-dev, libonnx-dev, libopenblas0, pkg-config")
+    "libfmt-dev, libxxhash-dev, libflatbuffers-dev, nlohmann-json3-dev, libtbb-dev, libabsl-dev, libprotobuf-dev, libopenblas0, pkg-config")
 
 set(CPACK_DEBIAN_DEBUG_PACKAGE_NAME mgedump-dbg)
 set(CPACK_DEBIAN_DEBUG_PACKAGE_SECTION debug)

@@ -3,7 +3,6 @@
 // definition (the spec's Appendix C graph is data + [1,2,3]) and ONNX's own test
 // data; bad inputs are clear errors that leave nothing behind.
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include "cli_run.h"
 #include "engine/eval/npy_tensor.h"
 #include "formats/npy.h"
+#include "formats/onnx/onnx_proto.h"
 
 namespace mgedump::test {
 namespace {

@@ -4,13 +4,13 @@
 // definition (a 1-D resample per axis, as onnx/backend/test/case/node/resize.py
 // computes it) and against ONNX's own test data with scales/sizes made constants.
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 
 #include <filesystem>
 #include <fstream>
 #include <set>
 
 #include "engine/eval/onnx_test_data.h"
+#include "formats/onnx/onnx_proto.h"
 #include "onnx_test_model.h"
 
 namespace mgedump::test {

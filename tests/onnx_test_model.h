@@ -4,7 +4,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +19,7 @@
 #include "engine/eval/evaluator.h"
 #include "formats/model_reader.h"
 #include "formats/onnx/import.h"
+#include "formats/onnx/onnx_proto.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
 #include "ir/param_schema.h"

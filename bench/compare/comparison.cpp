@@ -1,7 +1,5 @@
 #include "bench/compare/comparison.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <array>
 #include <cstring>
 #include <functional>
@@ -13,6 +11,7 @@
 #include "bench/support/measure.h"
 #include "engine/dump.h"
 #include "engine/passes/compat_rewrite.h"
+#include "formats/onnx/onnx_proto.h"
 #include "ir/infer.h"
 #include "ir/order.h"
 

@@ -1,7 +1,6 @@
 #include "engine/eval/onnx_test_data.h"
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +8,7 @@
 
 #include "engine/eval/elements.h"
 #include "engine/eval/half.h"
+#include "formats/onnx/onnx_proto.h"
 #include "ir/error.h"
 #include "ir/infer/shape_util.h"
 

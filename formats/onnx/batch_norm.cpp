@@ -1,10 +1,10 @@
 #include "formats/onnx/batch_norm.h"
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 

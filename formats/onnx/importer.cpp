@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <charconv>
@@ -10,6 +9,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_support.h"
 #include "formats/onnx/values.h"
 #include "ir/error.h"

@@ -2,10 +2,10 @@
 // implement (see formats/onnx/op_versions.cpp for which versions are accepted).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <array>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_support.h"
 #include "formats/onnx/values.h"
 

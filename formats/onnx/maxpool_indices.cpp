@@ -10,7 +10,6 @@
 #include "formats/onnx/maxpool_indices.h"
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cstring>
@@ -18,6 +17,7 @@
 #include <optional>
 #include <vector>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/window.h"
 

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <onnx/onnx_pb.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +14,7 @@
 #include <optional>
 #include <span>
 
+#include "formats/onnx/onnx_proto.h"
 #include "ir/error.h"
 
 namespace mgedump::formats {

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <cstring>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {

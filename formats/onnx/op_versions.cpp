@@ -8,12 +8,12 @@
 // upgrade_legacy_node (formats/onnx/legacy.cpp) brings it there.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <map>
 #include <vector>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_support.h"
 #include "ir/error.h"
 

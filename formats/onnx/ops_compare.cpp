@@ -7,11 +7,11 @@
 // import time.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <functional>
 #include <optional>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 

@@ -10,10 +10,10 @@
 // folded into that Conv (see formats/onnx/batch_norm.h).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include "formats/onnx/batch_norm.h"
 #include "formats/onnx/conv_mapping.h"
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/values.h"
 #include "formats/onnx/window.h"
 

@@ -16,7 +16,6 @@
 // refused, as are malformed equations, naming the equation.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cctype>
@@ -24,6 +23,7 @@
 #include <map>
 #include <set>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 

@@ -2,12 +2,12 @@
 // Integer arithmetic on constants (the Shape → Gather → Mul → Reshape chains
 // torch.onnx.export writes) is folded at import time instead.
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 

@@ -15,11 +15,11 @@
 //   MaxUnpool(x, idx[, output_shape]): x Set at idx into flattened zeros.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <cstring>
 #include <functional>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"

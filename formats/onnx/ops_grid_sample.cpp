@@ -21,12 +21,12 @@
 //   coefficients (A = −0.75) along x per row, then along y.
 // Refused: other ranks (ONNX 1.12's GridSample is 4-D), other modes.
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <array>
 #include <cstring>
 #include <optional>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 

@@ -3,12 +3,12 @@
 // with a scalar index Subtensor (which drops the axis) and with an index tensor
 // (any rank) IndexingMultiAxisVec.
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 

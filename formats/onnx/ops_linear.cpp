@@ -5,8 +5,8 @@
 // matrices up to 3×3 is its cofactor expansion in Elemwise.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 

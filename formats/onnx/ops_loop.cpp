@@ -9,10 +9,10 @@
 // written out). The unrolled size is bounded.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 

@@ -15,11 +15,11 @@
 // too (the reference fails indexing) and fails in MegDNN as said.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <limits>
 #include <optional>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 

@@ -3,11 +3,11 @@
 // chosen per element, Bool comparisons with Where), each written from the ONNX
 // operator's definition.
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <cstring>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"

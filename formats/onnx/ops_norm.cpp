@@ -5,10 +5,10 @@
 // norms round the mean to the data's type, which ONNX (stash_type FLOAT) does not.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 

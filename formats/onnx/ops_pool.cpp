@@ -3,13 +3,13 @@
 // extend the input first (a Padding operator: -inf for MaxPool, zeros for
 // AveragePool, whose per-window divisor is then corrected by a constant factor).
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <limits>
 #include <optional>
 
 #include "formats/onnx/maxpool_indices.h"
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_axes.h"
 #include "formats/onnx/runtime_values.h"

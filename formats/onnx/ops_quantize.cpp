@@ -15,11 +15,11 @@
 // plus the zero point, saturated.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <optional>
 
 #include "formats/onnx/conv_mapping.h"
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 

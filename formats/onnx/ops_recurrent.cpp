@@ -18,13 +18,13 @@
 // (Where), with ONNX Runtime's results (step_masks).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <optional>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 

@@ -5,10 +5,10 @@
 // from opset 18 (ReduceSum: 13); both are read.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_axes.h"
 #include "formats/onnx/runtime_values.h"

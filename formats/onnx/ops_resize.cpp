@@ -10,12 +10,12 @@
 // converted only where Resize computes it. `sizes` known only at run time goes to
 // formats/onnx/resize_runtime.cpp; `scales` known only at run time is refused.
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <array>
 #include <cmath>
 #include <map>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/resize_runtime.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"

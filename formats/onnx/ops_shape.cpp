@@ -4,11 +4,11 @@
 // static, so Shape is a constant and every target shape is known; on constants
 // the reshaping operators only relabel the bytes.
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/runtime_axes.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"

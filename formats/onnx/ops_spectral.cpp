@@ -6,13 +6,13 @@
 // same product on the signal's frames, gathered by a constant index table.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <cstring>
 #include <numbers>
 #include <optional>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 

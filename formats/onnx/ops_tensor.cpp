@@ -7,11 +7,11 @@
 // shape is known at import time.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <cstring>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"

@@ -10,10 +10,10 @@
 // T at least 1, so no NaN is made even where it is not selected.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <vector>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/model_file.h"
 #include "formats/onnx/values.h"

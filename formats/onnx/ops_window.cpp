@@ -4,11 +4,11 @@
 // a size known only at run time builds the function body from Elemwise on the
 // positions 0..N−1 (an exclusive Cumsum of N ones), so its length is the run-time N.
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <cstring>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"

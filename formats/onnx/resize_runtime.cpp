@@ -25,8 +25,8 @@
 #include "formats/onnx/resize_runtime.h"
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 

@@ -10,8 +10,8 @@
 #include "formats/onnx/runtime_axes.h"
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"

@@ -4,10 +4,10 @@
 // Expand's bidirectional broadcast, Range's element count) are computed with
 // Elemwise on Int32 vars, exactly.
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"

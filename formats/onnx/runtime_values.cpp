@@ -1,10 +1,10 @@
 #include "formats/onnx/runtime_values.h"
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {

@@ -1,11 +1,11 @@
 #include "formats/onnx/tensor_file.h"
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "formats/onnx/onnx_proto.h"
 #include "ir/error.h"
 
 namespace mgedump::formats {

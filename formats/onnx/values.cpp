@@ -1,7 +1,7 @@
+#include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/values.h"
 
 #include <fmt/format.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cstring>

@@ -8,7 +8,6 @@
 // formats/onnx/ONNX_IMPORT.md carries them.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cctype>
@@ -23,6 +22,7 @@
 #include "engine/eval/onnx_test_data.h"
 #include "formats/onnx/import.h"
 #include "formats/onnx/model_file.h"
+#include "formats/onnx/onnx_proto.h"
 #include "ir/error.h"
 #include "onnx_counterparts.h"
 

@@ -13,7 +13,6 @@
 // compares with its expected outputs as ONNX's backend tests do.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <onnx/onnx_pb.h>
 
 #include <iostream>
 #include <set>
@@ -26,6 +25,7 @@
 #include "engine/redump.h"
 #include "engine/testcase/testcase_check.h"
 #include "formats/onnx/model_file.h"
+#include "formats/onnx/onnx_proto.h"
 #include "formats/testcase_file.h"
 #include "ir/error.h"
 #include "ir/validate.h"
