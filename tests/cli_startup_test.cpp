@@ -1,9 +1,10 @@
-// What the `mgedump` executable loads when it starts. A start was most of the gap
-// between `mgedump dump model.onnx` and `cp` of the file (#17), and most of a start
-// was loading and relocating shared libraries and the allocations of their static
-// initializers: full protobuf (registering every ONNX message's descriptor), Debian's
-// libonnx_proto built for it and the zlib it brings. The ONNX classes are generated
-// for protobuf-lite (cmake/onnx.cmake); this keeps the others from coming back.
+// What the `mgedump` executable loads and sets up when it starts. A start was most
+// of the gap between `mgedump dump model.onnx` and `cp` of the file (#17), and most
+// of a start was loading and relocating shared libraries, the allocations of their
+// static initializers, and page faults: full protobuf (registering every ONNX
+// message's descriptor), Debian's libonnx_proto built for it and the zlib it
+// brings. The ONNX classes are generated for protobuf-lite (cmake/onnx.cmake) and
+// the heap prefers 2 MiB pages (tools/cli/main.cpp); this keeps both so.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -40,6 +41,19 @@ TEST(CliStartupLibraries, NoOpenBlasAtStart) {
     const std::string libs = loaded_libraries();
     EXPECT_EQ(libs.find("openblas"), std::string::npos) << libs;
 }
+
+#if MGEDUMP_USES_MIMALLOC
+// mimalloc prints its options with MIMALLOC_VERBOSE=1: large_os_pages is on by
+// default, and the environment can still turn it off.
+TEST(CliStartupHeap, PrefersLargeOsPagesUnlessTheEnvironmentSaysNo) {
+    const CliRun on = run_shell("MIMALLOC_VERBOSE=1 " + cli_path() + " --version 2>&1");
+    EXPECT_EQ(on.status, 0) << on.out;
+    EXPECT_NE(on.out.find("option 'large_os_pages': 1"), std::string::npos) << on.out;
+    const CliRun off = run_shell("MIMALLOC_VERBOSE=1 MIMALLOC_LARGE_OS_PAGES=0 " + cli_path() + " --version 2>&1");
+    EXPECT_EQ(off.status, 0) << off.out;
+    EXPECT_NE(off.out.find("option 'large_os_pages': 0"), std::string::npos) << off.out;
+}
+#endif
 
 }  // namespace
 }  // namespace mgedump::test
