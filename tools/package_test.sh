@@ -106,7 +106,7 @@ prefix=$work/prefix
 install_tree() {
   cmake --install "$work/build" --prefix "$prefix"
   local unexpected
-  unexpected=$(cd "$prefix" && find . -type f | sort | grep -vE '^\./(bin/mgedump|lib/libmgedump(_ir|_formats|_engine|_jobs)?\.a|include/mgedump/.*\.h|lib/cmake/mgedump/mgedump-(config|config-version|targets|targets-release)\.cmake|lib/pkgconfig/mgedump\.pc|lib/debug/\.build-id/[0-9a-f]{2}/[0-9a-f]+\.debug)$' || true)
+  unexpected=$(cd "$prefix" && find . -type f | sort | grep -vE '^\./(bin/mgedump|lib/libmgedump(_ir|_formats|_onnx_proto|_engine|_jobs)?\.a|include/mgedump/.*\.h|lib/cmake/mgedump/mgedump-(config|config-version|targets|targets-release)\.cmake|lib/pkgconfig/mgedump\.pc|lib/debug/\.build-id/[0-9a-f]{2}/[0-9a-f]+\.debug)$' || true)
   [[ -z "$unexpected" ]] || fail "unexpected files installed: $unexpected"
   for f in bin/mgedump lib/libmgedump.a lib/libmgedump_jobs.a include/mgedump/mgedump.h include/mgedump/ir/builder.h \
            include/mgedump/engine/dump_options.h lib/cmake/mgedump/mgedump-config.cmake lib/pkgconfig/mgedump.pc; do
