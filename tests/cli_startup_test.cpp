@@ -44,7 +44,8 @@ TEST(CliStartupLibraries, NoOpenBlasAtStart) {
 
 #if MGEDUMP_USES_MIMALLOC
 // mimalloc prints its options with MIMALLOC_VERBOSE=1: large_os_pages is on by
-// default, and the environment can still turn it off.
+// default for the one-model commands, off for `batch`, and the environment can
+// still decide either way.
 TEST(CliStartupHeap, PrefersLargeOsPagesUnlessTheEnvironmentSaysNo) {
     const CliRun on = run_shell("MIMALLOC_VERBOSE=1 " + cli_path() + " --version 2>&1");
     EXPECT_EQ(on.status, 0) << on.out;
@@ -52,6 +53,19 @@ TEST(CliStartupHeap, PrefersLargeOsPagesUnlessTheEnvironmentSaysNo) {
     const CliRun off = run_shell("MIMALLOC_VERBOSE=1 MIMALLOC_LARGE_OS_PAGES=0 " + cli_path() + " --version 2>&1");
     EXPECT_EQ(off.status, 0) << off.out;
     EXPECT_NE(off.out.find("option 'large_os_pages': 0"), std::string::npos) << off.out;
+}
+
+TEST(CliStartupHeap, BatchKeepsSmallPagesUnlessTheEnvironmentSaysYes) {
+    const CliRun batch = run_shell("MIMALLOC_VERBOSE=1 " + cli_path() + " batch --help 2>&1");
+    EXPECT_EQ(batch.status, 0) << batch.out;
+    EXPECT_NE(batch.out.find("option 'large_os_pages': 0"), std::string::npos) << batch.out;
+    const CliRun dump = run_shell("MIMALLOC_VERBOSE=1 " + cli_path() + " dump --help 2>&1");
+    EXPECT_EQ(dump.status, 0) << dump.out;
+    EXPECT_NE(dump.out.find("option 'large_os_pages': 1"), std::string::npos) << dump.out;
+    const CliRun asked =
+        run_shell("MIMALLOC_VERBOSE=1 MIMALLOC_LARGE_OS_PAGES=1 " + cli_path() + " batch --help 2>&1");
+    EXPECT_EQ(asked.status, 0) << asked.out;
+    EXPECT_NE(asked.out.find("option 'large_os_pages': 1"), std::string::npos) << asked.out;
 }
 #endif
 
