@@ -65,6 +65,7 @@ constexpr P kResize[] = {"Resize"};
 constexpr P kWarpPerspective[] = {"WarpPerspective"};
 constexpr P kWarpAffine[] = {"WarpAffine"};
 constexpr P kRemap[] = {"Remap"};
+constexpr P kROIAlign[] = {"ROIAlign"};
 constexpr P kArgsort[] = {"Argsort"};
 constexpr P kTopK[] = {"TopK"};
 constexpr P kCondTake[] = {"CondTake"};
@@ -187,6 +188,9 @@ constexpr OpDef kOps[] = {
     op("WarpPerspective", "WarpPerspectiveForward", "WarpPerspectiveV2", "", 3, 4, kWarpPerspective, 1, TNone, W),
     op("WarpAffine", "WarpAffineForward", "WarpAffineV2", "", 3, 3, kWarpAffine, 1, TNone, W),
     op("Remap", "RemapForward", "RemapV1", "", 2, 2, kRemap, 1, TNone, W),
+
+    // --- detection (dnn.sereg.h: MGB_SEREG_OPR(ROIAlignV1, 2); dst and the Int32 argmax index) ---
+    op("ROIAlign", "ROIAlignForward", "ROIAlignV1", "", 2, 2, kROIAlign, 2, TNone, W),
 
     // --- misc (misc.sereg.h) ---
     op("Argmax", "Argmax", "Argmax", "", 1, 1, kAxis, 1, TNone, W),

@@ -10,5 +10,6 @@ void warp_perspective(KernelContext& ctx);  // image_warp.cpp
 void warp_affine(KernelContext& ctx);       // image_warp.cpp
 void remap(KernelContext& ctx);             // image_warp.cpp
 void relayout_format(KernelContext& ctx);   // image_relayout.cpp
+void roi_align(KernelContext& ctx);         // image_roi_align.cpp
 
 }  // namespace mgedump::engine::eval::image

@@ -1,8 +1,9 @@
 // Kernels of the image family: Padding, Resize and LRN here (MegDNN's
 // dnn/src/naive/{padding,resize,lrn}), WarpPerspective, WarpAffine and Remap in
-// image_warp.cpp, RelayoutFormat in image_relayout.cpp. Interpolation follows
-// the naive kernels' float arithmetic term by term, so results match to the
-// last bit where MegEngine's do (Float16: computed in float, rounded once).
+// image_warp.cpp, RelayoutFormat in image_relayout.cpp, ROIAlign in
+// image_roi_align.cpp. Interpolation follows the naive kernels' float arithmetic
+// term by term, so results match to the last bit where MegEngine's do (Float16:
+// computed in float, rounded once).
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -340,6 +341,7 @@ std::span<const KernelEntry> image_kernels() {
         {"WarpAffine", image::warp_affine},
         {"Remap", image::remap},
         {"RelayoutFormat", image::relayout_format},
+        {"ROIAlign", image::roi_align},
     };
     return kKernels;
 }

@@ -1,7 +1,7 @@
 // Inference rules: image family (see ir/infer/rules.h). The facts are MegDNN's
 // dnn/src/common/{pooling,adaptive_pooling,lrn,resize,warp_perspective,
-// warp_affine,remap,relayout_format,padding}.cpp and MegBrain's
-// src/opr/impl/{imgproc,tensor_manip}.cpp and src/opr/impl/dnn/adaptive_pooling.cpp.
+// warp_affine,remap,relayout_format,padding,roi_align}.cpp and MegBrain's
+// src/opr/impl/{imgproc,tensor_manip}.cpp and src/opr/impl/dnn/{adaptive_pooling,roi_align}.cpp.
 #include <string>
 
 #include "ir/infer/conv_util.h"
@@ -83,6 +83,36 @@ void rule_adaptive_pooling(InferContext& ctx) {
     if (oh == 0 || ow == 0 || oh > ih || ow > iw)
         ctx.fail("the output size {}x{} must be positive and at most the input's {}x{}", oh, ow, ih, iw);
     ctx.set_output(0, d, out);
+}
+
+// dnn/src/common/roi_align.cpp deduce_layout_fwd: src (N, C, H, W) and rois (M, 5)
+// rows of (batch index, x0, y0, x1, y1) give dst (M, C, pooled_height, pooled_width)
+// and its Int32 argmax index. MegBrain's ROIAlignForward asserts a Float32 src, and
+// MegDNN needs rois of src's dtype and the NCHW format.
+void rule_roi_align(InferContext& ctx) {
+    ctx.expect_inputs(2, 2);
+    const std::string_view format = ctx.enum_field("format");
+    if (format != "NCHW") ctx.fail("ROIAlign supports format NCHW only, not {}", format);
+    const DType d = ctx.dtype(0), rd = ctx.dtype(1);
+    if (d.valid && d.type != DTypeEnum::Float32)
+        ctx.fail("ROIAlign needs a Float32 input (MegBrain asserts it), input 0 is {}", dtype_string(d));
+    if (d.valid && rd.valid && !(rd == d))
+        ctx.fail("ROIAlign needs rois of the input's dtype {}, input 1 is {}", dtype_string(d), dtype_string(rd));
+    const DType index = DType::of(DTypeEnum::Int32);
+    const Shape &src = ctx.shape(0), &rois = ctx.shape(1);
+    if (src.known() && src.ndim != 4) ctx.fail("ROIAlign needs a 4-dim input (N, C, H, W), input 0 is {}", shape_string(src));
+    if (rois.known() && (rois.ndim != 2 || rois[1] != 5))
+        ctx.fail("ROIAlign needs rois of shape (M, 5): batch index, x0, y0, x1, y1; input 1 is {}",
+                 shape_string(rois));
+    if (!src.known() || !rois.known()) {
+        ctx.set_output(0, d, Shape{});
+        ctx.set_output(1, index, Shape{});
+        return;
+    }
+    const Shape out = Shape::of({rois[0], src[1], static_cast<uint32_t>(ctx.int_field("pooled_height")),
+                                 static_cast<uint32_t>(ctx.int_field("pooled_width"))});
+    ctx.set_output(0, d, out);
+    ctx.set_output(1, index, out);
 }
 
 // dnn/src/common/lrn.cpp: the output is the input; n odd, float dtypes.
@@ -343,6 +373,7 @@ std::span<const InferRuleEntry> image_infer_rules() {
         {"Remap", rule_remap},
         {"RelayoutFormat", rule_relayout_format},
         {"Padding", rule_padding},
+        {"ROIAlign", rule_roi_align},
     };
     return kRules;
 }

@@ -1,6 +1,6 @@
 // The image family's inference rules (ir/infer/rules_image.cpp) against MegDNN's
 // dnn/src/common/*.cpp and MegBrain's src/opr/impl/imgproc.cpp,
-// src/opr/impl/dnn/adaptive_pooling.cpp and tensor_manip.cpp.
+// src/opr/impl/dnn/{adaptive_pooling,roi_align}.cpp and tensor_manip.cpp.
 #include <gtest/gtest.h>
 
 #include "tests/infer/infer_test_util.h"
@@ -54,6 +54,33 @@ TEST(InferImage, AdaptivePooling) {
         "at most the input's 6x6");
     VarId fl = b.constant<float>({2}, {2, 3});
     expect_refused([&] { b.op("AdaptivePooling", {x, fl}, {{"mode", "AVERAGE"}}); }, "must hold integers");
+}
+
+TEST(InferImage, RoiAlign) {
+    GraphBuilder b;
+    VarId x = b.input("x", F32, {2, 3, 8, 8});
+    VarId rois = b.input("rois", F32, {4, 5});
+    // roi_align.cpp deduce_layout_fwd: dst (M, C, pooled_height, pooled_width), index
+    // the same shape in Int32.
+    VarId y = b.op("ROIAlign", {x, rois}, {{"mode", "AVERAGE"}, {"pooled_height", 7}, {"pooled_width", 5}});
+    EXPECT_EQ(shape_of(b, y), (U{4, 3, 7, 5}));
+    EXPECT_EQ(dtype_of(b, y), F32);
+    EXPECT_EQ(shape_of(b, nth(y, 1)), (U{4, 3, 7, 5}));
+    EXPECT_EQ(dtype_of(b, nth(y, 1)), I32);
+}
+
+TEST(InferImage, RoiAlignRefusals) {
+    GraphBuilder b;
+    VarId x = b.input("x", F32, {2, 3, 8, 8});
+    VarId rois = b.input("rois", F32, {4, 5});
+    // Rows are (batch index, x0, y0, x1, y1): 4 columns is ONNX's layout, not MegEngine's.
+    expect_refused([&] { b.op("ROIAlign", {x, b.input("r4", F32, {4, 4})}); }, "rois of shape (M, 5)");
+    expect_refused([&] { b.op("ROIAlign", {b.input("x3", F32, {3, 8, 8}), rois}); }, "4-dim input");
+    // MegBrain's ROIAlignForward asserts a Float32 src; MegDNN wants rois of src's dtype.
+    VarId h = b.input("h", DType::of(DTypeEnum::Float16), {2, 3, 8, 8});
+    expect_refused([&] { b.op("ROIAlign", {h, rois}); }, "Float32 input");
+    expect_refused([&] { b.op("ROIAlign", {x, b.input("ri", I32, {4, 5})}); }, "rois of the input's dtype");
+    expect_refused([&] { b.op("ROIAlign", {x, rois}, {{"format", "NHWC"}}); }, "NCHW only");
 }
 
 TEST(InferImage, Lrn) {
