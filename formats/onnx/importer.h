@@ -223,6 +223,7 @@ std::span<const OpHandler> spectral_handlers();
 std::span<const OpHandler> control_handlers();
 std::span<const OpHandler> loop_handlers();
 std::span<const OpHandler> grid_sample_handlers();
+std::span<const OpHandler> roi_align_handlers();
 // Operators of other domains are keyed "DOMAIN:OpType" (op_key).
 std::span<const OpHandler> training_handlers();
 

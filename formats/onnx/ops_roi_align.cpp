@@ -1,0 +1,180 @@
+// RoiAlign (opsets 10 and 16) onto MegEngine's ROIAlign, whose sampling differs
+// from ONNX's in three ways the conversion makes up for:
+//  * rois: ONNX gives (x0, y0, x1, y1) rows and a separate batch_indices vector;
+//    MegEngine wants (batch index, x0, y0, x1, y1) rows of X's dtype, so the
+//    indices are converted to Float32 and concatenated in front.
+//  * borders: ONNX (onnxruntime's pre_calc_for_bilinear_interpolate, whose
+//    outputs are the test data) clamps a sample point in [−1, 0] to 0 and one in
+//    [size − 1, size] to size − 1; MegEngine's bilinear_interp reads 0 for a
+//    neighbour outside the input. X is padded by one replicated pixel on every
+//    side and the rois shifted by that pixel (offset −1 on top of ONNX's), so every
+//    point in [−1, size] reads what ONNX reads. Points further out are 0 in ONNX
+//    and a blend toward the replicated edge here: the two agree only for rois
+//    whose sample points stay within one pixel of X (every roi inside the image).
+//  * roi size: output_half_pixel (opset 10's only mode) makes a roi at least 1
+//    pixel wide and high; MegEngine only clamps at 0. The rois are scaled and x1,
+//    y1 raised to x0 + 1, y0 + 1 where smaller, so ROIAlign runs with
+//    spatial_scale 1. half_pixel keeps ONNX's size; a roi with x1 < x0 would run
+//    backwards in ONNX and is empty in MegEngine.
+// Constant rois and batch indices become one constant (R, 5) table, computed at
+// import with the same Float32 operations the graph would run.
+// Refused: mode max (ONNX takes the largest weighted corner term of each sample,
+// MegEngine the largest interpolated sample), adaptive sampling (sampling_ratio
+// 0) unless the rois are constants that all give the same sample counts, and
+// non-Float32 data (MegBrain's ROIAlign asserts Float32).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+#include "formats/onnx/onnx_proto.h"
+#include "formats/onnx/op_build.h"
+
+namespace mgedump::formats::onnx_import {
+namespace {
+
+using P = onnx::TensorProto;
+
+// ONNX's roi_bin_grid for sampling_ratio 0: ⌈roi size / output size⌉, computed
+// in float as onnxruntime does, the same for every roi or refused.
+std::pair<int64_t, int64_t> adaptive_grid(Importer& c, int64_t oh, int64_t ow, float scale, bool half_pixel) {
+    if (!c.is_const(1))
+        c.fail("sampling_ratio 0 (adaptive: ⌈roi size / output size⌉ samples per roi) needs rois known at "
+               "conversion; MegEngine's ROIAlign takes one sample count for every roi");
+    const std::vector<double> r = c.const_floats(1, "rois");
+    std::optional<std::pair<int64_t, int64_t>> grid;
+    for (size_t k = 0; k + 3 < r.size(); k += 4) {
+        const float off = half_pixel ? 0.5f : 0.f;
+        float w = static_cast<float>(r[k + 2]) * scale - off - (static_cast<float>(r[k]) * scale - off);
+        float h = static_cast<float>(r[k + 3]) * scale - off - (static_cast<float>(r[k + 1]) * scale - off);
+        if (!half_pixel) w = std::max(w, 1.f), h = std::max(h, 1.f);
+        const auto g = std::pair{static_cast<int64_t>(std::ceil(h / static_cast<float>(oh))),
+                                 static_cast<int64_t>(std::ceil(w / static_cast<float>(ow)))};
+        if (g.first <= 0 || g.second <= 0)
+            c.fail(fmt::format("roi {} is empty or inverted; adaptive sampling gives it {}x{} samples", k / 4,
+                               g.first, g.second));
+        if (grid && *grid != g)
+            c.fail(fmt::format("sampling_ratio 0 gives roi 0 {}x{} samples and roi {} {}x{}; MegEngine's "
+                               "ROIAlign takes one sample count for every roi",
+                               grid->first, grid->second, k / 4, g.first, g.second));
+        grid = g;
+    }
+    if (!grid) c.fail("sampling_ratio 0 with no rois: no sample count to take");
+    return *grid;
+}
+
+// A column of the (R, 4) rois as (R, 1).
+ir::VarId column(Importer& c, ir::VarId rois, int64_t k, int64_t nr_rois) {
+    return c.reshape(pick_along(c, rois, 1, k), {nr_rois, 1});
+}
+
+// The (R, 5) rows MegEngine's ROIAlign takes, from rois known only at run time:
+// (batch index, x0, y0, x1, y1); output_half_pixel's boxes scaled and widened to
+// at least 1 pixel (ROIAlign then runs with spatial_scale 1).
+ir::VarId runtime_rois(Importer& c, int64_t nr_rois, float scale, bool half_pixel) {
+    ir::VarId index = c.emit("TypeCvt", {c.var(2)}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+    index = c.reshape(index, {nr_rois, 1});
+    ir::VarId boxes = c.var(1);
+    if (half_pixel) return c.emit("Concat", {index, boxes}, {int_param("axis", 1)});
+    // Scaled as ONNX scales them, then x1 ≥ x0 + 1 and y1 ≥ y0 + 1.
+    boxes = elemwise(c, "MUL", {boxes, c.const_f32(scale)});
+    ir::VarId x0 = column(c, boxes, 0, nr_rois), y0 = column(c, boxes, 1, nr_rois);
+    ir::VarId x1 = column(c, boxes, 2, nr_rois), y1 = column(c, boxes, 3, nr_rois);
+    ir::VarId one = c.const_f32(1);
+    x1 = elemwise(c, "MAX", {x1, elemwise(c, "ADD", {x0, one})});
+    y1 = elemwise(c, "MAX", {y1, elemwise(c, "ADD", {y0, one})});
+    return c.emit("Concat", {index, x0, y0, x1, y1}, {int_param("axis", 1)});
+}
+
+// The same rows computed at import, in the same Float32 operations, when the rois
+// and batch indices are constants.
+ir::VarId constant_rois(Importer& c, float scale, bool half_pixel) {
+    const std::vector<double> r = c.const_floats(1, "rois");
+    const std::vector<int64_t> index = c.const_ints(2, "batch_indices");
+    std::vector<float> rows;
+    rows.reserve(index.size() * 5);
+    for (size_t k = 0; k < index.size(); ++k) {
+        float box[4];
+        for (size_t j = 0; j < 4; ++j) box[j] = static_cast<float>(r[4 * k + j]);
+        if (!half_pixel) {
+            for (float& v : box) v *= scale;
+            box[2] = std::max(box[2], box[0] + 1.f);
+            box[3] = std::max(box[3], box[1] + 1.f);
+        }
+        rows.push_back(static_cast<float>(index[k]));
+        rows.insert(rows.end(), box, box + 4);
+    }
+    std::vector<std::byte> bytes(rows.size() * 4);
+    std::memcpy(bytes.data(), rows.data(), bytes.size());
+    return c.const_var(ir::DTypeEnum::Float32, {static_cast<int64_t>(index.size()), 5}, std::move(bytes));
+}
+
+void roi_align(Importer& c) {
+    c.check_attrs(
+        {"coordinate_transformation_mode", "mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"});
+    const Value &x = c.input(0), &rois = c.input(1), &batch = c.input(2);
+    if (x.elem_type != P::FLOAT || rois.elem_type != P::FLOAT)
+        c.fail("X and rois must be FLOAT (MegEngine's ROIAlign computes in Float32 only)");
+    if (x.shape.size() != 4) c.fail(fmt::format("X has rank {}; RoiAlign takes (N, C, H, W)", x.shape.size()));
+    const int64_t nr_rois = rois.shape.size() == 2 ? rois.shape[0] : -1;
+    if (nr_rois < 0 || rois.shape[1] != 4)
+        c.fail(fmt::format("rois [{}] must be (num_rois, 4)", fmt::join(rois.shape, ",")));
+    if (batch.shape != Shape{nr_rois})
+        c.fail(fmt::format("batch_indices [{}] must be ({})", fmt::join(batch.shape, ","), nr_rois));
+    const std::string mode = c.attr_string("mode", "avg");
+    if (mode != "avg")
+        c.fail(fmt::format("mode '{}' is not supported: ONNX's max takes the largest weighted corner term of "
+                           "each sample point, MegEngine's ROIAlign MAX the largest interpolated point",
+                           mode));
+    const std::string transform =
+        c.attr_string("coordinate_transformation_mode", c.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+    if (transform != "half_pixel" && transform != "output_half_pixel")
+        c.fail(fmt::format("coordinate_transformation_mode '{}' is not one of half_pixel, output_half_pixel",
+                           transform));
+    const bool half_pixel = transform == "half_pixel";
+    const int64_t oh = c.attr_int("output_height", 1), ow = c.attr_int("output_width", 1);
+    if (oh < 1 || ow < 1 || oh > UINT32_MAX || ow > UINT32_MAX)
+        c.fail(fmt::format("output size {}x{} must be positive", oh, ow));
+    const double scale = c.attr_float("spatial_scale", 1.0);
+    if (!(std::isfinite(scale) && scale > 0)) c.fail(fmt::format("spatial_scale {} must be positive", scale));
+    const int64_t ratio = c.attr_int("sampling_ratio", 0);
+    if (ratio < 0 || ratio > UINT32_MAX) c.fail(fmt::format("sampling_ratio {} is negative", ratio));
+    const auto [grid_h, grid_w] =
+        ratio > 0 ? std::pair{ratio, ratio} : adaptive_grid(c, oh, ow, static_cast<float>(scale), half_pixel);
+
+    // One replicated pixel around X: a point in [−1, size] reads what ONNX's clamp reads.
+    ir::ParamArgs pad{{"padding_mode", "REPLICATE"}};
+    for (int dim : {2, 3}) {
+        pad.push_back(int_param(fmt::format("front_offset_dim{}", dim), 1));
+        pad.push_back(int_param(fmt::format("back_offset_dim{}", dim), 1));
+    }
+    ir::VarId padded = c.emit("Padding", {c.var(0)}, pad);
+
+    ir::VarId boxes = c.is_const(1) && c.is_const(2) ? constant_rois(c, static_cast<float>(scale), half_pixel)
+                                                     : runtime_rois(c, nr_rois, static_cast<float>(scale), half_pixel);
+    // MegEngine samples at x·scale − offset; ONNX at x·scale − 0.5 (half_pixel) or
+    // x·scale, and the padding moves X one pixel right and down.
+    const double offset = (half_pixel ? 0.5 : 0.0) - 1.0;
+    const ir::ParamArgs params{{"mode", "AVERAGE"},
+                               float_param("spatial_scale", half_pixel ? scale : 1.0),
+                               float_param("offset", offset),
+                               int_param("pooled_height", oh),
+                               int_param("pooled_width", ow),
+                               int_param("sample_height", grid_h),
+                               int_param("sample_width", grid_w)};
+    ir::VarId y = c.graph().output_var(c.emit_opr("ROIAlign", {padded, boxes}, params, 2), 0);
+    c.set_output_var(0, y, P::FLOAT, {nr_rois, x.shape[1], oh, ow});
+}
+
+constexpr OpHandler kHandlers[] = {
+    {"RoiAlign", roi_align},
+};
+
+}  // namespace
+
+std::span<const OpHandler> roi_align_handlers() { return kHandlers; }
+
+}  // namespace mgedump::formats::onnx_import

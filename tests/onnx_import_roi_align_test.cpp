@@ -1,0 +1,101 @@
+// RoiAlign (opsets 10 and 16) onto MegEngine's ROIAlign behind one replicated pixel
+// of padding. Expected values worked by hand from ONNX's definition as onnxruntime
+// computes it (pre_calc_for_bilinear_interpolate, whose outputs are ONNX's test
+// data): a sample point in [−1, 0] is clamped to 0, one at or past size − 1 to
+// size − 1; output_half_pixel makes a roi at least 1 pixel wide; half_pixel shifts
+// by −0.5. X = [[1, 2], [3, 4]] interpolates to 1 + x + 2y inside.
+#include <gtest/gtest.h>
+
+#include "onnx_test_model.h"
+
+namespace mgedump::test {
+namespace {
+
+using D = std::vector<double>;
+
+OnnxModel roi_model(int64_t opset, int64_t batch, int64_t rois, int64_t ratio) {
+    OnnxModel m(opset);
+    m.input("x", {batch, 1, 2, 2}).input("rois", {rois, 4}).input("idx", {rois}, OnnxType::INT64).output("y");
+    auto& n = m.node("RoiAlign", {"x", "rois", "idx"}, {"y"}, "ra");
+    set_attr(n, "output_height", int64_t{1});
+    set_attr(n, "output_width", int64_t{1});
+    set_attr(n, "sampling_ratio", ratio);
+    return m;
+}
+
+TEST(OnnxRoiAlign, OutputHalfPixelClampsAtTheBordersAndToOnePixel) {
+    ir::Graph g = roi_model(10, 1, 3, 1).import();
+    EXPECT_EQ(compute_ops(g), (std::vector<std::string>{"Padding", "TypeCvt", "Reshape", "Elemwise", "Subtensor",
+                                                        "Reshape", "Subtensor", "Reshape", "Subtensor", "Reshape",
+                                                        "Subtensor", "Reshape", "Elemwise", "Elemwise", "Elemwise",
+                                                        "Elemwise", "Concat", "ROIAlign"}));
+    // (−1, −1)–(0, 0): one sample at (−.5, −.5), clamped to (0, 0): 1 (MegEngine alone
+    // would blend in zeros: .25). (1, 1)–(2, 2): (1.5, 1.5) clamped to (1, 1): 4.
+    // (.25, .25)–(.25, .25): widened to 1 pixel, the sample at (.75, .75): 1 + .75 + 1.5.
+    const D got = evaluate_values(g, {{"x", {1, 2, 3, 4}},
+                                      {"rois", {-1, -1, 0, 0, 1, 1, 2, 2, .25, .25, .25, .25}},
+                                      {"idx", {0, 0, 0}}});
+    expect_near_all(got, D{1, 4, 3.25}, 1e-6);
+    const ir::OprId ra = find_opr(g, "ROIAlign");
+    EXPECT_EQ(enum_field(g, ra, "mode"), "AVERAGE");
+    EXPECT_EQ(int_field(g, ra, "sample_height"), 1);
+}
+
+TEST(OnnxRoiAlign, HalfPixelShiftsByHalfAPixelAndReadsTheBatchIndex) {
+    // Opset 16's default mode. (.5, .5)–(1.5, 1.5) shifted to (0, 0)–(1, 1): the sample
+    // at (.5, .5) of batch 1 (X + 10): 2.5 + 10.
+    ir::Graph g = roi_model(16, 2, 1, 1).import();
+    EXPECT_EQ(compute_ops(g), (std::vector<std::string>{"Padding", "TypeCvt", "Reshape", "Concat", "ROIAlign"}));
+    const D got =
+        evaluate_values(g, {{"x", {1, 2, 3, 4, 11, 12, 13, 14}}, {"rois", {.5, .5, 1.5, 1.5}}, {"idx", {1}}});
+    expect_near_all(got, D{12.5}, 1e-6);
+}
+
+TEST(OnnxRoiAlign, AdaptiveSamplingTakesTheCountOfConstantRois) {
+    // sampling_ratio 0: ⌈3 / 1⌉ = 3 samples per side at .5, 1.5, 2.5 of X[r][c] = 4r + c:
+    // the mean 4·1.5 + 1.5.
+    OnnxModel m(10);
+    m.input("x", {1, 1, 4, 4}).output("y");
+    m.initializer("rois", {1, 4}, std::vector<float>{0, 0, 3, 3});
+    m.initializer_i64("idx", {1}, {0});
+    auto& n = m.node("RoiAlign", {"x", "rois", "idx"}, {"y"}, "ra");
+    set_attr(n, "sampling_ratio", int64_t{0});
+    ir::Graph g = m.import();
+    // Constant rois: the (R, 5) table is made at import, (0, 0, 0, 3, 3).
+    EXPECT_EQ(compute_ops(g), (std::vector<std::string>{"Padding", "ROIAlign"}));
+    const ir::OprId ra = find_opr(g, "ROIAlign");
+    EXPECT_EQ(input_floats(g, ra, 1), (std::vector<float>{0, 0, 0, 3, 3}));
+    EXPECT_EQ(int_field(g, ra, "sample_height"), 3);
+    EXPECT_EQ(int_field(g, ra, "sample_width"), 3);
+    D x(16);
+    for (size_t i = 0; i < 16; ++i) x[i] = static_cast<double>(i);
+    expect_near_all(evaluate_values(g, {{"x", x}}), D{7.5}, 1e-6);
+}
+
+TEST(OnnxRoiAlign, RefusesWhatMegEnginesROIAlignCannotCompute) {
+    OnnxModel max = roi_model(16, 1, 1, 1);
+    set_attr(*max.proto().mutable_graph()->mutable_node(0), "mode", "max");
+    EXPECT_NE(import_error(max).find("mode 'max' is not supported"), std::string::npos) << import_error(max);
+
+    const std::string runtime = import_error(roi_model(16, 1, 1, 0));
+    EXPECT_NE(runtime.find("sampling_ratio 0 (adaptive"), std::string::npos) << runtime;
+    EXPECT_NE(runtime.find("needs rois known at conversion"), std::string::npos) << runtime;
+
+    OnnxModel mixed(10);
+    mixed.input("x", {1, 1, 4, 4}).output("y");
+    mixed.initializer("rois", {2, 4}, std::vector<float>{0, 0, 3, 3, 0, 0, 1, 1});
+    mixed.initializer_i64("idx", {2}, {0, 0});
+    mixed.node("RoiAlign", {"x", "rois", "idx"}, {"y"}, "ra");
+    EXPECT_EQ(import_error(mixed),
+              "test.onnx: node 'ra' (RoiAlign): sampling_ratio 0 gives roi 0 3x3 samples and roi 1 1x1; "
+              "MegEngine's ROIAlign takes one sample count for every roi");
+
+    OnnxModel dbl(16);
+    dbl.input("x", {1, 1, 2, 2}, OnnxType::DOUBLE).input("rois", {1, 4}, OnnxType::DOUBLE);
+    dbl.input("idx", {1}, OnnxType::INT64).output("y", OnnxType::DOUBLE);
+    dbl.node("RoiAlign", {"x", "rois", "idx"}, {"y"}, "ra");
+    EXPECT_NE(import_error(dbl).find("X and rois must be FLOAT"), std::string::npos) << import_error(dbl);
+}
+
+}  // namespace
+}  // namespace mgedump::test
