@@ -2,7 +2,7 @@
 """Generate the ONNX corpus: real torchvision architectures (every classifier of
 torchvision 0.14 at opsets 13 and 17, segmentation, detection; random weights), a
 small nn.TransformerEncoder, a Conv1d
-audio net and LSTM/GRU text nets, exported with torch.onnx.export at the opsets the
+audio net, LSTM/GRU text nets and a RoIAlign box head, exported with torch.onnx.export at the opsets the
 CORPUS table gives, plus for each model an expectation file computed from the ONNX
 graph with the `onnx` package alone.
 
@@ -99,6 +99,7 @@ SHAPE_OPERANDS = {
     "Reshape": {1}, "Unsqueeze": {1}, "Squeeze": {1}, "Split": {1}, "Slice": {1, 2, 3, 4},
     "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1}, "Pad": {1, 2, 3}, "Resize": {1, 2, 3},
     "Clip": {1, 2}, "Expand": {1}, "Tile": {1}, "ConstantOfShape": {0}, "Dropout": {1, 2},
+    "RoiAlign": {1, 2},  # constant rois and batch indices: one (R, 5) table made at import
 }
 FAMILIES = {
     "conv": ["Conv"],
@@ -209,6 +210,8 @@ def compute_operator_count(model, folded_bns, inits):
             count += (len(set(a % rank for a in axes)) if axes else rank) + (attrs.get("keepdims", 1) == 0)
         elif op == "Slice":
             count += 1
+        elif op == "RoiAlign" and all(i in const for i in ins[1:]):
+            count += 2  # Padding (one replicated pixel) and ROIAlign; the rois table is a constant
         elif op == "LayerNormalization":
             count += 1 + (len(ins) < 3)  # without B: LayerNorm without affine, then MUL by Scale
         else:
@@ -612,6 +615,12 @@ CORPUS = {
     # image, box regressions and class logits per anchor (decoding and NMS left to
     # the caller).
     "ssdlite320_mobilenet_v3_large_head": BOTH,
+    # RoIAlign pooling of fixed boxes over a small backbone's features, as a
+    # two-stage detector's box head does. Opset 13 only: torchvision 0.14 exports
+    # roi_align without coordinate_transformation_mode, which from opset 16 on
+    # defaults to half_pixel (aligned=True), so a later-opset export of an
+    # aligned=False model does not compute what PyTorch does.
+    "roi_align_head": (13,),
 }
 # Models over 500 MB of weights (13.8 GB of the 22.4 GB the 80 classifiers hold, per
 # opset; at both opsets the whole corpus would be 45 GB). Their .onnx files are not
@@ -740,6 +749,31 @@ def models():
         m = det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
         return DetectorHead(m), torch.randn(1, 3, 320, 320), {}, False
 
+    class RoiAlignHead(nn.Module):
+        """Two RoIAlign poolings of fixed boxes over stride-4 features: a linear head
+        on 7x7 bins with 2x2 samples per bin, and bins with adaptive sampling
+        (sampling_ratio -1; the boxes are the same size, so one sample count)."""
+
+        def __init__(self):
+            super().__init__()
+            self.backbone = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), nn.BatchNorm2d(16), nn.ReLU(),
+                                          nn.Conv2d(16, 32, 3, 2, 1), nn.BatchNorm2d(32), nn.ReLU())
+            # (batch index, x0, y0, x1, y1) in input pixels; all within the 64x64 image.
+            self.register_buffer("boxes", torch.tensor([[0, 4, 4, 40, 40], [0, 0, 0, 63, 63],
+                                                        [0, 20.5, 10.25, 52, 30], [0, 30, 30, 31, 31]],
+                                                       dtype=torch.float32))
+            self.register_buffer("same_size", torch.tensor([[0, 0, 0, 32, 32], [0, 17, 9, 49, 41]],
+                                                           dtype=torch.float32))
+            self.head = nn.Linear(32 * 7 * 7, 10)
+
+        def forward(self, x):
+            from torchvision.ops import roi_align
+
+            f = self.backbone(x)
+            bins = roi_align(f, self.boxes, 7, spatial_scale=0.25, sampling_ratio=2, aligned=False)
+            adaptive = roi_align(f, self.same_size, (5, 3), spatial_scale=0.25, sampling_ratio=-1, aligned=False)
+            return self.head(bins.flatten(1)), adaptive
+
     table = {
         "resnet18": vision(tv.resnet18),
         # Eval-mode export folds BatchNorm into Conv itself; PRESERVE keeps the
@@ -753,6 +787,7 @@ def models():
         "fcn_resnet50": segmentation(seg.fcn_resnet50),
         "ssdlite320_mobilenet_v3_large": ssdlite,
         "ssdlite320_mobilenet_v3_large_head": ssdlite_head,
+        "roi_align_head": lambda: (RoiAlignHead(), torch.randn(1, 3, 64, 64), {}, False),
     }
     listed = set(tv.list_models(module=tv))
     if listed != set(CLASSIFIERS):
