@@ -94,6 +94,8 @@ void Importer::fail(std::string_view what) const {
 
 size_t Importer::input_count() const { return static_cast<size_t>(node_->input_size()); }
 bool Importer::has_input(size_t i) const {
+    // An override supplies the input (Upsample-7's scales attribute as input #1).
+    if (input_overrides_.count(i)) return true;
     return i < input_count() && !node_->input(static_cast<int>(i)).empty();
 }
 size_t Importer::output_count() const { return static_cast<size_t>(node_->output_size()); }
@@ -116,13 +118,15 @@ const Value& Importer::input(size_t i) const {
     if (v.runtime_shape)
         fail(fmt::format("input #{} ('{}') has a shape known only at run time (it depends on values fed at run "
                          "time); this operator's mapping needs the shape at import time",
-                         i, node_->input(static_cast<int>(i))));
+                         i, i < input_count() ? node_->input(static_cast<int>(i)) : "(given by an attribute)"));
     return v;
 }
 
 ir::VarId Importer::var(size_t i) {
     if (!has_input(i)) fail(fmt::format("input #{} is missing", i));
-    const std::string& name = node_->input(static_cast<int>(i));
+    // An override of an input the node does not list is named after the node.
+    const std::string name = i < input_count() ? node_->input(static_cast<int>(i))
+                                               : fmt::format("{}:input{}", node_->name(), i);
     auto over = input_overrides_.find(i);
     Value& v = over != input_overrides_.end() ? over->second : lookup(name);
     if (!v.var.valid()) v.var = materialize(v, name);

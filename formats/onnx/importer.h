@@ -73,7 +73,8 @@ class Importer {
     // broadcast, is_test): check_attrs accepts it for the current node.
     void mark_attr_handled(std::string_view name) { handled_attrs_.emplace_back(name); }
     // Input #i of the current node as its handler sees it (legacy broadcasting's B
-    // reshaped for numpy rules): input(i) and var(i) return `v` instead.
+    // reshaped for numpy rules, Upsample-7's scales attribute): input(i) and var(i)
+    // return `v` instead, and has_input(i) is true.
     void override_input(size_t i, Value v) { input_overrides_[i] = std::move(v); }
     bool has_attr(std::string_view name) const;
     int64_t attr_int(std::string_view name, int64_t fallback) const;

@@ -9,6 +9,7 @@
 // indices, linear two of them weighted (Elemwise MUL, FUSE_MUL_ADD3). Cubic is
 // converted only where Resize computes it. `sizes` known only at run time goes to
 // formats/onnx/resize_runtime.cpp; `scales` known only at run time is refused.
+// Upsample (opsets 7 to 10) is Resize-10.
 #include <fmt/format.h>
 
 #include <array>
@@ -331,8 +332,28 @@ void resize(Importer& c) {
     c.set_output_var(0, y, x.elem_type, out);
 }
 
+// Upsample (7, 9; deprecated by opset 10): Resize-10's sampling (asymmetric
+// coordinates, nearest floors, output ⌊in · scale⌋), so it is converted as Resize
+// is at those opsets. Upsample-7 gives the scales as an attribute; Upsample-9
+// as input #1, as Resize-10 does.
+void upsample(Importer& c) {
+    if (c.opset() > 10)
+        c.fail(fmt::format("Upsample was deprecated in opset 10; a model of opset {} must use Resize", c.opset()));
+    if (c.opset() < 7)
+        c.fail(fmt::format("opset {}'s Upsample-1 (experimental: height_scale, width_scale) is not supported",
+                           c.opset()));
+    if (c.has_attr("scales")) {
+        if (c.has_input(1)) c.fail("scales is given both as an attribute and as input #1");
+        const std::vector<float> scales(c.attr("scales")->floats().begin(), c.attr("scales")->floats().end());
+        c.override_input(1, float_const(scales, {static_cast<int64_t>(scales.size())}));
+        c.mark_attr_handled("scales");
+    }
+    resize(c);
+}
+
 constexpr OpHandler kHandlers[] = {
     {"Resize", resize},
+    {"Upsample", upsample},
 };
 
 }  // namespace
