@@ -5,6 +5,7 @@
 // message's descriptor), Debian's libonnx_proto built for it and the zlib it
 // brings. The ONNX classes are generated for protobuf-lite (cmake/onnx.cmake) and
 // the heap prefers 2 MiB pages (tools/cli/main.cpp); this keeps both so.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -46,26 +47,24 @@ TEST(CliStartupLibraries, NoOpenBlasAtStart) {
 // mimalloc prints its options with MIMALLOC_VERBOSE=1: large_os_pages is on by
 // default for the one-model commands, off for `batch`, and the environment can
 // still decide either way.
+// Runs `env mgedump args` with mimalloc's options printed and checks the
+// large_os_pages value it reports (1 or 0).
+void expect_large_pages(const std::string& env, const std::string& args, int expected) {
+    const CliRun run = run_shell("MIMALLOC_VERBOSE=1 " + env + " " + cli_path() + " " + args + " 2>&1");
+    EXPECT_EQ(run.status, 0) << run.out;
+    EXPECT_NE(run.out.find(fmt::format("option 'large_os_pages': {}", expected)), std::string::npos)
+        << env << " mgedump " << args << ":\n" << run.out;
+}
+
 TEST(CliStartupHeap, PrefersLargeOsPagesUnlessTheEnvironmentSaysNo) {
-    const CliRun on = run_shell("MIMALLOC_VERBOSE=1 " + cli_path() + " --version 2>&1");
-    EXPECT_EQ(on.status, 0) << on.out;
-    EXPECT_NE(on.out.find("option 'large_os_pages': 1"), std::string::npos) << on.out;
-    const CliRun off = run_shell("MIMALLOC_VERBOSE=1 MIMALLOC_LARGE_OS_PAGES=0 " + cli_path() + " --version 2>&1");
-    EXPECT_EQ(off.status, 0) << off.out;
-    EXPECT_NE(off.out.find("option 'large_os_pages': 0"), std::string::npos) << off.out;
+    expect_large_pages("", "--version", 1);
+    expect_large_pages("MIMALLOC_LARGE_OS_PAGES=0", "--version", 0);
 }
 
 TEST(CliStartupHeap, BatchKeepsSmallPagesUnlessTheEnvironmentSaysYes) {
-    const CliRun batch = run_shell("MIMALLOC_VERBOSE=1 " + cli_path() + " batch --help 2>&1");
-    EXPECT_EQ(batch.status, 0) << batch.out;
-    EXPECT_NE(batch.out.find("option 'large_os_pages': 0"), std::string::npos) << batch.out;
-    const CliRun dump = run_shell("MIMALLOC_VERBOSE=1 " + cli_path() + " dump --help 2>&1");
-    EXPECT_EQ(dump.status, 0) << dump.out;
-    EXPECT_NE(dump.out.find("option 'large_os_pages': 1"), std::string::npos) << dump.out;
-    const CliRun asked =
-        run_shell("MIMALLOC_VERBOSE=1 MIMALLOC_LARGE_OS_PAGES=1 " + cli_path() + " batch --help 2>&1");
-    EXPECT_EQ(asked.status, 0) << asked.out;
-    EXPECT_NE(asked.out.find("option 'large_os_pages': 1"), std::string::npos) << asked.out;
+    expect_large_pages("", "batch --help", 0);
+    expect_large_pages("", "dump --help", 1);
+    expect_large_pages("MIMALLOC_LARGE_OS_PAGES=1", "batch --help", 1);
 }
 #endif
 
