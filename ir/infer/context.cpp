@@ -1,5 +1,6 @@
 #include "ir/infer/context.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -104,9 +105,19 @@ std::string_view InferContext::enum_field(FieldName name, size_t table) const {
 }
 
 const StaticValue* InferContext::constant_input_value(size_t i) const {
-    std::shared_ptr<const StaticValue>& slot = state_.values[inputs_[i].value];
+    std::shared_ptr<const StaticValue>& slot = values_[inputs_[i].value];
     slot = constant_value(g_, inputs_[i]);
     return slot.get();
+}
+
+int InferContext::small_value(size_t i, std::span<double> out) const {
+    const uint32_t v = inputs_[i].value;
+    if (const StaticValue* known = values_[v].get()) {
+        if (known->elems.size() > out.size()) return -1;
+        std::copy(known->elems.begin(), known->elems.end(), out.begin());
+        return static_cast<int>(known->elems.size());
+    }
+    return decode_small_constant(g_, inputs_[i], out);
 }
 
 DType InferContext::config_dtype() const { return g_.oprs.output_dtype[o_.value]; }

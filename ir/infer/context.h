@@ -39,6 +39,11 @@ public:
                 fail_missing_input(i);
         if (outputs_.end() > vars || outputs_.count > 64) [[unlikely]]
             prepare_outputs();
+        // After prepare_outputs, which may grow the tables; nothing grows them
+        // while a rule runs.
+        dtypes_ = state.dtypes.data();
+        shapes_ = state.shapes.data();
+        values_ = state.values.data();
     }
 
     const Graph& graph() const { return g_; }
@@ -50,20 +55,24 @@ public:
     size_t nr_inputs() const { return inputs_.size(); }
     VarId input(size_t i) const { return inputs_[i]; }
     // Read from the state, which holds every var's (inferred, or the graph's record).
-    DType dtype(size_t i) const { return state_.dtypes[inputs_[i].value]; }  // invalid = not known
-    const Shape& shape(size_t i) const { return state_.shapes[inputs_[i].value]; }  // ndim 0 = not known
+    DType dtype(size_t i) const { return dtypes_[inputs_[i].value]; }  // invalid = not known
+    const Shape& shape(size_t i) const { return shapes_[inputs_[i].value]; }  // ndim 0 = not known
     // Known value of input i, or null; a constant's is decoded here on first use (constant_value).
     const StaticValue* value(size_t i) const {
         const uint32_t v = inputs_[i].value;
-        if (const StaticValue* known = state_.values[v].get()) return known;
+        if (const StaticValue* known = values_[v].get()) return known;
         // Only an ImmutableTensor's value is decoded late.
         return g_.oprs.type[g_.vars.owner[v].value] == immutable_tensor_type() ? constant_input_value(i) : nullptr;
     }
+    // Input i's value when it has at most out.size() elements, copied into `out`
+    // (returns the count), or -1 when not known or larger. Allocates nothing: a
+    // constant's bytes are decoded straight into `out` (shape tensors, indices).
+    int small_value(size_t i, std::span<double> out) const;
     // Whether value(i) can be non-null, without decoding a constant: rules check
     // this for every input before paying for any value.
     bool may_have_value(size_t i) const {
         const uint32_t v = inputs_[i].value;
-        return state_.values[v] || g_.oprs.type[g_.vars.owner[v].value] == immutable_tensor_type();
+        return values_[v] || g_.oprs.type[g_.vars.owner[v].value] == immutable_tensor_type();
     }
     // "input 1 'w' Float32 [16,4,3,3]"
     std::string describe_input(size_t i) const;
@@ -90,11 +99,30 @@ public:
     size_t nr_outputs() const { return outputs_.count; }
     void set_output(size_t k, DType dtype, const Shape& shape) {
         const uint32_t v = output_slot(k, dtype, shape);
-        if (state_.values[v]) [[unlikely]]
-            state_.values[v].reset();
+        if (values_[v]) [[unlikely]]
+            values_[v].reset();
     }
     void set_output(size_t k, DType dtype, const Shape& shape, std::shared_ptr<const StaticValue> value) {
-        state_.values[output_slot(k, dtype, shape)] = std::move(value);
+        values_[output_slot(k, dtype, shape)] = std::move(value);
+    }
+    // Output `k` with the dims of a tensor (a graph's dims table), written in
+    // place: a Shape built on the stack and copied was a store-forwarding stall,
+    // half of inferring a constant.
+    void set_output_dims(size_t k, DType dtype, std::span<const uint32_t> dims) {
+        if (k >= outputs_.count) [[unlikely]]
+            fail_output_index(k);
+        if (dims.size() > kMaxNdim) [[unlikely]]
+            (void)Shape::of(dims);  // throws: too many dims
+        const uint32_t v = outputs_.begin + static_cast<uint32_t>(k);
+        dtypes_[v] = dtype;
+        Shape& s = shapes_[v];
+        s.ndim = static_cast<uint32_t>(dims.size());
+        // A loop, not std::copy: a memmove call for a few dims cost more than the rest.
+        s.dim = {};
+        for (size_t d = 0; d < dims.size(); ++d) s.dim[d] = dims[d];
+        mark_set(k);
+        if (values_[v]) [[unlikely]]
+            values_[v].reset();
     }
     // Output `k` with a value computed at inference time (shape and dtype given).
     void set_output_value(size_t k, DType dtype, const Shape& shape, std::vector<double> elems);
@@ -124,8 +152,8 @@ private:
         if (k >= outputs_.count) [[unlikely]]
             fail_output_index(k);
         const uint32_t v = outputs_.begin + static_cast<uint32_t>(k);
-        state_.dtypes[v] = dtype;
-        state_.shapes[v] = shape;
+        dtypes_[v] = dtype;
+        shapes_[v] = shape;
         mark_set(k);
         return v;
     }
@@ -150,6 +178,11 @@ private:
     // Which outputs a rule has set: the first 64 here, the rest (an operator with
     // more outputs is rare) in state_.scratch.outputs_set.
     uint64_t set_low_ = 0;
+    // The state's tables, held directly: read through state_ each time, every
+    // access was one load more, repeated after each store a rule made.
+    DType* dtypes_ = nullptr;
+    Shape* shapes_ = nullptr;
+    std::shared_ptr<const StaticValue>* values_ = nullptr;
 };
 
 using InferRule = void (*)(InferContext&);

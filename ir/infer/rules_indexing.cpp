@@ -54,9 +54,8 @@ std::optional<int64_t> scalar_index(const InferContext& ctx, int i) {
                  shape_string(s));
     if (ctx.dtype(i).valid && ctx.dtype(i).type == DTypeEnum::Bool)
         ctx.fail("index input {} is Bool, which MegEngine can not read as an index", i);
-    const StaticValue* v = ctx.value(i);
-    if (!v || v->elems.size() != 1) return std::nullopt;
-    const double x = v->elems[0];
+    double x = 0;
+    if (ctx.small_value(i, std::span<double>(&x, 1)) != 1) return std::nullopt;
     if (x != std::floor(x)) ctx.fail("index input {} holds {}, not an integer", i, x);
     return static_cast<int64_t>(x);
 }

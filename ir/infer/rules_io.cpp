@@ -15,9 +15,7 @@ void tensor_outputs(InferContext& ctx) {
         ctx.fail("has {} tensors for {} outputs", ctx.nr_tensors(), ctx.nr_outputs());
     for (uint32_t k = 0; k < ctx.nr_outputs(); ++k) {
         const TensorId t = ctx.tensor(k);
-        const DType dtype = g.tensors.dtype[t.value];
-        const Shape shape = Shape::of(g.tensor_shape(t));
-        ctx.set_output(k, dtype, shape);
+        ctx.set_output_dims(k, g.tensors.dtype[t.value], g.tensor_shape(t));
     }
 }
 

@@ -4,6 +4,7 @@
 // inference for every one of them); that is how shape arithmetic on
 // GetVarShape results gives static shapes.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <variant>
 
@@ -25,12 +26,19 @@ std::optional<Shape> shape_value(const InferContext& ctx, size_t i, std::optiona
     if (s.known() && s.ndim != 1) ctx.fail("the shape tensor (input {}) must be 1-dim, has shape {}", i, shape_string(s));
     if (s.known() && s.dim[0] > kMaxNdim)
         ctx.fail("the shape tensor (input {}) has {} elements; MegEngine allows at most {} dims", i, s.dim[0], kMaxNdim);
-    const StaticValue* v = ctx.value(i);
-    if (!v) return std::nullopt;
+    // One slot more than a shape can have, to tell a longer value from an unknown one.
+    std::array<double, kMaxNdim + 1> elems;
+    const int n = ctx.small_value(i, elems);
+    if (n < 0) {
+        if (ctx.value(i)) ctx.fail("the shape tensor (input {}) has more than {} elements", i, kMaxNdim);
+        return std::nullopt;
+    }
+    if (n > static_cast<int>(kMaxNdim))
+        ctx.fail("the shape tensor (input {}) has {} elements; MegEngine allows at most {} dims", i, n, kMaxNdim);
     Shape out;
-    out.ndim = static_cast<uint32_t>(v->elems.size());
+    out.ndim = static_cast<uint32_t>(n);
     for (uint32_t k = 0; k < out.ndim; ++k) {
-        const double x = v->elems[k];
+        const double x = elems[k];
         if (free_axis && *free_axis == k) continue;
         if (x != std::floor(x)) ctx.fail("the shape tensor (input {}) holds {} at {}, not an integer", i, x, k);
         if (x < 0) ctx.fail("the shape tensor (input {}) holds a negative dim {} at {}", i, x, k);

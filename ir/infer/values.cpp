@@ -9,14 +9,12 @@ namespace mgedump::ir {
 namespace {
 
 template <class T>
-std::vector<double> decode_as(Bytes bytes, uint64_t count) {
-    std::vector<double> out(count);
+void decode_as(Bytes bytes, uint64_t count, double* out) {
     for (uint64_t i = 0; i < count; ++i) {
         T x;
         std::memcpy(&x, bytes.data() + i * sizeof(T), sizeof(T));
         out[i] = static_cast<double>(x);
     }
-    return out;
 }
 
 size_t tracked_size(DTypeEnum t) {
@@ -36,6 +34,41 @@ size_t tracked_size(DTypeEnum t) {
     }
 }
 
+// Decodes `count` elements of a tracked dtype into `out`; false for an untracked
+// dtype or a byte count that does not match.
+bool decode_into(DType dtype, Bytes bytes, uint64_t count, double* out) {
+    const size_t size = dtype.valid ? tracked_size(dtype.type) : 0;
+    if (size == 0 || bytes.size() != count * size) return false;
+    switch (dtype.type) {
+        case DTypeEnum::Float32: decode_as<float>(bytes, count, out); return true;
+        case DTypeEnum::Int32:
+        case DTypeEnum::QuantizedS32: decode_as<int32_t>(bytes, count, out); return true;
+        case DTypeEnum::Int16:
+        case DTypeEnum::QuantizedS16: decode_as<int16_t>(bytes, count, out); return true;
+        case DTypeEnum::Uint16: decode_as<uint16_t>(bytes, count, out); return true;
+        case DTypeEnum::Int8:
+        case DTypeEnum::QuantizedS8: decode_as<int8_t>(bytes, count, out); return true;
+        case DTypeEnum::Uint8:
+        case DTypeEnum::Quantized8Asymm: decode_as<uint8_t>(bytes, count, out); return true;
+        case DTypeEnum::Bool:
+            decode_as<uint8_t>(bytes, count, out);
+            for (uint64_t i = 0; i < count; ++i) out[i] = out[i] != 0 ? 1 : 0;
+            return true;
+        default: return false;
+    }
+}
+
+// The tensor behind output `v` of an ImmutableTensor, or invalid.
+TensorId constant_tensor(const Graph& g, VarId v) {
+    static const OpTypeId immutable = find_op("ImmutableTensor");
+    const OprId owner = g.vars.owner[v.value];
+    if (g.oprs.type[owner.value] != immutable) return TensorId();
+    // Output k of an ImmutableTensor is its tensor k (rules_io.cpp tensor_outputs).
+    const uint32_t k = v.value - g.oprs.outputs[owner.value].begin;
+    if (k >= g.oprs.tensors[owner.value].count) return TensorId();
+    return TensorId(g.oprs.tensors[owner.value].begin + k);
+}
+
 }  // namespace
 
 std::shared_ptr<const StaticValue> tensor_value(const Graph& g, TensorId t) {
@@ -49,13 +82,19 @@ std::shared_ptr<const StaticValue> tensor_value(const Graph& g, TensorId t) {
 }
 
 std::shared_ptr<const StaticValue> constant_value(const Graph& g, VarId v) {
-    static const OpTypeId immutable = find_op("ImmutableTensor");
-    const OprId owner = g.vars.owner[v.value];
-    if (g.oprs.type[owner.value] != immutable) return nullptr;
-    // Output k of an ImmutableTensor is its tensor k (rules_io.cpp tensor_outputs).
-    const uint32_t k = v.value - g.oprs.outputs[owner.value].begin;
-    if (k >= g.oprs.tensors[owner.value].count) return nullptr;
-    return tensor_value(g, TensorId(g.oprs.tensors[owner.value].begin + k));
+    const TensorId t = constant_tensor(g, v);
+    return t.valid() ? tensor_value(g, t) : nullptr;
+}
+
+int decode_small_constant(const Graph& g, VarId v, std::span<double> out) {
+    const TensorId t = constant_tensor(g, v);
+    if (!t.valid()) return -1;
+    const BlobId blob = g.tensors.blob[t.value];
+    const auto shape = g.tensor_shape(t);
+    const uint64_t n = element_count(shape);
+    if (!blob.valid() || shape.empty() || n > out.size()) return -1;
+    if (!decode_into(g.tensors.dtype[t.value], g.blobs.bytes(blob), n, out.data())) return -1;
+    return static_cast<int>(n);
 }
 
 bool value_tracked(DType dtype) { return dtype.valid && tracked_size(dtype.type) != 0; }
@@ -63,24 +102,9 @@ bool value_tracked(DType dtype) { return dtype.valid && tracked_size(dtype.type)
 std::optional<std::vector<double>> decode_elements(DType dtype, Bytes bytes, uint64_t count) {
     const size_t size = dtype.valid ? tracked_size(dtype.type) : 0;
     if (size == 0 || bytes.size() != count * size) return std::nullopt;
-    switch (dtype.type) {
-        case DTypeEnum::Float32: return decode_as<float>(bytes, count);
-        case DTypeEnum::Int32:
-        case DTypeEnum::QuantizedS32: return decode_as<int32_t>(bytes, count);
-        case DTypeEnum::Int16:
-        case DTypeEnum::QuantizedS16: return decode_as<int16_t>(bytes, count);
-        case DTypeEnum::Uint16: return decode_as<uint16_t>(bytes, count);
-        case DTypeEnum::Int8:
-        case DTypeEnum::QuantizedS8: return decode_as<int8_t>(bytes, count);
-        case DTypeEnum::Uint8:
-        case DTypeEnum::Quantized8Asymm: return decode_as<uint8_t>(bytes, count);
-        case DTypeEnum::Bool: {
-            auto v = decode_as<uint8_t>(bytes, count);
-            for (double& x : v) x = x != 0 ? 1 : 0;
-            return v;
-        }
-        default: return std::nullopt;
-    }
+    std::vector<double> out(count);
+    if (!decode_into(dtype, bytes, count, out.data())) return std::nullopt;
+    return out;
 }
 
 double store_as(DTypeEnum t, double x) {

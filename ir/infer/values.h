@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <vector>
 
 #include <memory>
@@ -29,6 +30,13 @@ std::shared_ptr<const StaticValue> tensor_value(const Graph& g, TensorId t);
 // decoding each one into doubles up front cost a fifth of inferring an
 // operator-heavy graph.
 std::shared_ptr<const StaticValue> constant_value(const Graph& g, VarId v);
+
+// The value of var `v` when it is an ImmutableTensor's output of at most
+// out.size() elements, decoded into `out` without allocating; its element
+// count, or -1 (not a constant, larger, untracked dtype). Reshape targets and
+// Subtensor indices are read this way: a StaticValue allocated for each was a
+// quarter of inferring a transformer.
+int decode_small_constant(const Graph& g, VarId v, std::span<double> out);
 
 // Whether values of this dtype are tracked at all.
 bool value_tracked(DType dtype);

@@ -1,13 +1,18 @@
-// The shortcuts inference takes for speed (ir/infer/context.*, rules_elemwise.cpp):
+// The shortcuts inference takes for speed (ir/infer/context.*, rules_elemwise.cpp,
+// values.cpp):
 // each must give what the general path gives. The general paths are the ones the
 // rule tests check against MegEngine's source; here they are the reference.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "ir/builder.h"
 #include "ir/infer/elemwise_util.h"
+#include "ir/infer/shape_util.h"
+#include "ir/infer/values.h"
 #include "tests/infer/infer_test_util.h"
 
 namespace mgedump::test {
@@ -78,6 +83,68 @@ TEST(InferFastPaths, AnOperatorWithMoreThan64Outputs) {
         EXPECT_EQ(shape_of(b, nth(first, k)), (std::vector<uint32_t>{2, 1})) << "output " << k;
         EXPECT_EQ(dtype_of(b, nth(first, k)), F32);
     }
+}
+
+// Shape tensors and indices are decoded straight from a constant's bytes
+// (decode_small_constant), not through a StaticValue: for every tracked dtype the
+// elements must be the numbers written, Bool as 0/1, and the same as the
+// general decode's (constant_value).
+TEST(InferFastPaths, SmallConstantsDecodeToTheValuesWritten) {
+    GraphBuilder b;
+    struct Case {
+        DType dtype;
+        std::vector<std::byte> bytes;
+        std::vector<double> expected;
+    };
+    auto make = [](DType dtype, const auto& values, std::vector<double> expected) {
+        std::vector<std::byte> bytes(sizeof(values[0]) * values.size());
+        std::memcpy(bytes.data(), values.data(), bytes.size());
+        return Case{dtype, std::move(bytes), std::move(expected)};
+    };
+    const std::vector<Case> cases{
+        make(I32, std::vector<int32_t>{7, -3, 0, 2147483647}, {7, -3, 0, 2147483647}),
+        make(DType::of(DTypeEnum::Int16), std::vector<int16_t>{-32768, 5, 1, -1}, {-32768, 5, 1, -1}),
+        make(DType::of(DTypeEnum::Uint16), std::vector<uint16_t>{65535, 0, 9, 1}, {65535, 0, 9, 1}),
+        make(DType::of(DTypeEnum::Int8), std::vector<int8_t>{-128, 127, 0, -1}, {-128, 127, 0, -1}),
+        make(DType::of(DTypeEnum::Uint8), std::vector<uint8_t>{255, 0, 1, 128}, {255, 0, 1, 128}),
+        make(BOOL, std::vector<uint8_t>{0, 2, 1, 255}, {0, 1, 1, 1}),  // nonzero storage is true
+        make(F32, std::vector<float>{0.5f, -1.25f, 1024.0f, -0.0f}, {0.5, -1.25, 1024, 0}),
+        make(qs8(0.5f), std::vector<int8_t>{-128, 127, 0, -1}, {-128, 127, 0, -1}),  // storage integers
+    };
+    std::vector<VarId> vars;
+    for (const Case& c : cases) vars.push_back(b.constant(c.dtype, {4}, c.bytes));
+    const VarId input = b.input("x", I32, {4});
+    const ir::Graph& g = b.graph();
+    for (size_t c = 0; c < cases.size(); ++c) {
+        const std::string name = ir::dtype_string(cases[c].dtype);
+        std::array<double, 8> out{};
+        ASSERT_EQ(ir::decode_small_constant(g, vars[c], out), 4) << name;
+        EXPECT_EQ(std::vector<double>(out.begin(), out.begin() + 4), cases[c].expected) << name;
+        const auto general = ir::constant_value(g, vars[c]);
+        ASSERT_NE(general, nullptr) << name;
+        EXPECT_EQ(general->elems, cases[c].expected) << name;
+        // Too small a buffer is "not read", never a partial value.
+        std::array<double, 3> small{};
+        EXPECT_EQ(ir::decode_small_constant(g, vars[c], small), -1) << name;
+    }
+    // Only an ImmutableTensor's value is decoded: an input has none.
+    std::array<double, 8> out{};
+    EXPECT_EQ(ir::decode_small_constant(g, input, out), -1);
+}
+
+// Reshape reads its target that way (Subtensor its indices: the indexing tests
+// give them as constants): a constant target and a computed one (GetVarShape,
+// a StaticValue) give the shapes the rule states, and the refusals keep theirs.
+TEST(InferFastPaths, ShapeTensorsAndIndicesFromConstantsAndValues) {
+    GraphBuilder b;
+    const VarId x = b.input("x", F32, {2, 3, 4});
+    const VarId to_const = b.op("Reshape", {x, b.constant<int32_t>({3}, {4, 3, 2})}, {});
+    EXPECT_EQ(shape_of(b, to_const), (std::vector<uint32_t>{4, 3, 2}));
+    const VarId to_shape_of = b.op("Reshape", {to_const, b.op("GetVarShape", {x}, {})}, {});
+    EXPECT_EQ(shape_of(b, to_shape_of), (std::vector<uint32_t>{2, 3, 4}));
+    expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({2}, {5, 5})}, {}); }, "can not reshape");
+    expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({8}, {1, 1, 1, 1, 1, 2, 3, 4})}, {}); },
+                   "at most 7");
 }
 
 }  // namespace
