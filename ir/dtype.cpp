@@ -27,6 +27,13 @@ constexpr std::array<DTypeInfo, kDTypeCount> kInfo = {{
     {"QuantizedS1", 1, true, false},     {"Complex64", 64, false, false},
 }};
 
+constexpr bool quantized_mask_matches_table() {
+    for (size_t i = 0; i < kInfo.size(); ++i)
+        if (kInfo[i].quantized != (((kQuantizedDTypes >> i) & 1u) != 0)) return false;
+    return (kQuantizedDTypes >> kInfo.size()) == 0;
+}
+static_assert(quantized_mask_matches_table(), "kQuantizedDTypes (dtype.h) disagrees with the dtype table");
+
 const DTypeInfo& info(DTypeEnum t) { return kInfo.at(static_cast<size_t>(static_cast<int8_t>(t))); }
 
 }  // namespace
@@ -40,7 +47,6 @@ std::optional<DTypeEnum> dtype_from_name(std::string_view name) {
 }
 
 uint32_t dtype_bits(DTypeEnum t) { return info(t).bits; }
-bool dtype_is_quantized(DTypeEnum t) { return info(t).quantized; }
 bool dtype_is_asymmetric(DTypeEnum t) { return info(t).asymmetric; }
 
 uint64_t dtype_storage_bytes(DTypeEnum t, uint64_t elements) {

@@ -7,7 +7,8 @@
 
 namespace mgedump::ir::elemwise {
 
-Cat category(DTypeEnum t) {
+// kCategories (elemwise_util.h) spelled out by dtype, checked at compile time.
+constexpr Cat category_by_name(DTypeEnum t) {
     switch (t) {
         case DTypeEnum::Float32:
         case DTypeEnum::Float16:
@@ -34,6 +35,12 @@ Cat category(DTypeEnum t) {
             return dtype_is_quantized(t) ? Cat::Quantized : Cat::Other;
     }
 }
+constexpr bool categories_match() {
+    for (int i = 0; i < kDTypeCount; ++i)
+        if (kCategories[i] != category_by_name(static_cast<DTypeEnum>(i))) return false;
+    return true;
+}
+static_assert(categories_match(), "kCategories (elemwise_util.h) disagrees with the dtype switch");
 
 const char* category_name(Cat c) {
     switch (c) {

@@ -3,6 +3,7 @@
 // per-element arithmetic used for static values.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <span>
 #include <vector>
@@ -30,7 +31,17 @@ enum Mode : int {
 // megdnn::DTypeCategory (dnn/include/megdnn/dtype.h MEGDNN_DEF_DT): Uint16 is INT,
 // every quantized type QUANTIZED; IntB*, UintB4 are LOWBIT, Byte OTHER.
 enum class Cat { Float, Int, Bool, Quantized, LowBit, Other, Complex };
-Cat category(DTypeEnum t);
+// By wire value (inline: asked for every Elemwise operator).
+inline constexpr std::array<Cat, kDTypeCount> kCategories = {
+    Cat::Float,     Cat::Int,       Cat::Int,       Cat::Int,       Cat::Int,       Cat::LowBit,    // Float32..IntB1
+    Cat::LowBit,    Cat::LowBit,    Cat::Other,     Cat::Float,     Cat::LowBit,    Cat::Quantized,  // IntB2..Q8Asymm
+    Cat::Quantized, Cat::Quantized, Cat::Quantized, Cat::Quantized, Cat::Quantized, Cat::Float,      // QS32..BFloat16
+    Cat::Bool,      Cat::Int,       Cat::Quantized, Cat::Complex,                                    // Bool..Complex64
+};
+inline Cat category(DTypeEnum t) {
+    const auto i = static_cast<size_t>(static_cast<uint8_t>(t));
+    return i < kCategories.size() ? kCategories[i] : Cat::Other;
+}
 const char* category_name(Cat c);
 
 // Same dtype as MegEngine compares them for Elemwise: enum and, for quantized

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -30,76 +31,82 @@ struct ModeTrait {
     bool allow_float = false, allow_int = false, allow_bool = false;
 };
 
-const std::array<ModeTrait, kModeCount>& mode_traits() {
-    static const std::array<ModeTrait, kModeCount> traits = [] {
-        std::array<ModeTrait, kModeCount> t{};
-        auto set = [&](std::initializer_list<Mode> modes, uint8_t arity, bool ModeTrait::*flag) {
-            for (Mode m : modes) {
-                t[m].arity = arity;
-                t[m].*flag = true;
-            }
-        };
-        using T = ModeTrait;
-        set({RELU,     ABS,     NEGATE,   ACOS,       ASIN, CEIL,      COS,   EXP,   EXPM1,  FLOOR,
-             LOG,      LOG1P,   SIGMOID,  SIN,        TANH, FAST_TANH, ROUND, ERF,   ERFINV, ERFC,
-             ERFCINV,  H_SWISH, SILU,     GELU,       SINH, COSH,      ASINH, ACOSH, ATANH,  TAN,
-             SOFTPLUS, RELU6,   HSIGMOID, LOGSIGMOID, SQRT, SQUARE,    SIGN},
-            1, &T::allow_float);
-        set({RELU, ABS, NEGATE, RELU6, SQUARE, SIGN}, 1, &T::allow_int);
-        set({NOT}, 1, &T::allow_bool);
-        set({ABS_GRAD,
-             ADD,
-             FLOOR_DIV,
-             MAX,
-             MIN,
-             MOD,
-             MUL,
-             SIGMOID_GRAD,
-             SUB,
-             SWITCH_GT0,
-             TANH_GRAD,
-             LT,
-             LEQ,
-             EQ,
-             FUSE_ADD_RELU,
-             TRUE_DIV,
-             POW,
-             LOG_SUM_EXP,
-             FUSE_ADD_TANH,
-             FAST_TANH_GRAD,
-             FUSE_ADD_SIGMOID,
-             ATAN2,
-             H_SWISH_GRAD,
-             FUSE_ADD_H_SWISH,
-             SILU_GRAD,
-             GELU_GRAD,
-             PRELU,
-             ASINH_GRAD,
-             ACOSH_GRAD,
-             ATANH_GRAD,
-             SOFTPLUS_GRAD,
-             RELU6_GRAD,
-             HSIGMOID_GRAD},
-            2, &T::allow_float);
-        set({ABS_GRAD, ADD, FLOOR_DIV, MAX, MIN, MOD, MUL, SIGMOID_GRAD, SUB, SWITCH_GT0, TANH_GRAD, LT, LEQ,
-             EQ, FUSE_ADD_RELU, SHL, SHR, RMULH, PRELU},
-            2, &T::allow_int);
-        set({AND, OR, XOR, LT, LEQ, EQ}, 2, &T::allow_bool);
-        set({COND_LEQ_MOV, COND_LT_MOV, CLIP, PRELU_GRAD}, 3, &T::allow_float);
-        set({COND_LEQ_MOV, COND_LT_MOV, CLIP}, 3, &T::allow_int);
-        // The FUSE entries take every category (opr_impl.cpp FUSE(...)).
-        t[FUSE_MUL_ADD3] = {3, true, true, true};
-        t[FUSE_MUL_ADD4] = {4, true, true, true};
-        return t;
-    }();
-    return traits;
-}
+// Built at compile time: a function-local static was a guard check per operator.
+constexpr std::array<ModeTrait, kModeCount> kModeTraits = [] {
+    std::array<ModeTrait, kModeCount> t{};
+    auto set = [&](std::initializer_list<Mode> modes, uint8_t arity, bool ModeTrait::*flag) {
+        for (Mode m : modes) {
+            t[m].arity = arity;
+            t[m].*flag = true;
+        }
+    };
+    using T = ModeTrait;
+    set({RELU,     ABS,     NEGATE,   ACOS,       ASIN, CEIL,      COS,   EXP,   EXPM1,  FLOOR,
+         LOG,      LOG1P,   SIGMOID,  SIN,        TANH, FAST_TANH, ROUND, ERF,   ERFINV, ERFC,
+         ERFCINV,  H_SWISH, SILU,     GELU,       SINH, COSH,      ASINH, ACOSH, ATANH,  TAN,
+         SOFTPLUS, RELU6,   HSIGMOID, LOGSIGMOID, SQRT, SQUARE,    SIGN},
+        1, &T::allow_float);
+    set({RELU, ABS, NEGATE, RELU6, SQUARE, SIGN}, 1, &T::allow_int);
+    set({NOT}, 1, &T::allow_bool);
+    set({ABS_GRAD,
+         ADD,
+         FLOOR_DIV,
+         MAX,
+         MIN,
+         MOD,
+         MUL,
+         SIGMOID_GRAD,
+         SUB,
+         SWITCH_GT0,
+         TANH_GRAD,
+         LT,
+         LEQ,
+         EQ,
+         FUSE_ADD_RELU,
+         TRUE_DIV,
+         POW,
+         LOG_SUM_EXP,
+         FUSE_ADD_TANH,
+         FAST_TANH_GRAD,
+         FUSE_ADD_SIGMOID,
+         ATAN2,
+         H_SWISH_GRAD,
+         FUSE_ADD_H_SWISH,
+         SILU_GRAD,
+         GELU_GRAD,
+         PRELU,
+         ASINH_GRAD,
+         ACOSH_GRAD,
+         ATANH_GRAD,
+         SOFTPLUS_GRAD,
+         RELU6_GRAD,
+         HSIGMOID_GRAD},
+        2, &T::allow_float);
+    set({ABS_GRAD, ADD, FLOOR_DIV, MAX, MIN, MOD, MUL, SIGMOID_GRAD, SUB, SWITCH_GT0, TANH_GRAD, LT, LEQ,
+         EQ, FUSE_ADD_RELU, SHL, SHR, RMULH, PRELU},
+        2, &T::allow_int);
+    set({AND, OR, XOR, LT, LEQ, EQ}, 2, &T::allow_bool);
+    set({COND_LEQ_MOV, COND_LT_MOV, CLIP, PRELU_GRAD}, 3, &T::allow_float);
+    set({COND_LEQ_MOV, COND_LT_MOV, CLIP}, 3, &T::allow_int);
+    // The FUSE entries take every category (opr_impl.cpp FUSE(...)).
+    t[FUSE_MUL_ADD3] = {3, true, true, true};
+    t[FUSE_MUL_ADD4] = {4, true, true, true};
+    return t;
+}();
 
 std::string allowed_categories(const ModeTrait& t) {
     std::string s;
     for (auto [ok, name] : {std::pair{t.allow_float, "float"}, {t.allow_int, "int"}, {t.allow_bool, "Bool"}})
         if (ok) s += s.empty() ? name : fmt::format(", {}", name);
     return s;
+}
+
+// Equal in every byte (type, zero point, scale): the same dtype, quantized or not.
+bool same_bits(DType a, DType b) {
+    uint64_t x, y;
+    std::memcpy(&x, &a, sizeof x);
+    std::memcpy(&y, &b, sizeof y);
+    return x == y;
 }
 
 // Whether `v` is the output of a MarkNoBroadcastElemwise: such an input must
@@ -190,16 +197,21 @@ void infer_elemwise(InferContext& ctx) {
     if (mode == NEQ || mode == ISNAN || mode == ISINF)
         ctx.fail("mode {} is not an Elemwise mode MegEngine can run; use ElemwiseMultiType {} (Bool output)",
                  name(), name());
-    const ModeTrait& trait = mode_traits()[mode];
+    const ModeTrait& trait = kModeTraits[mode];
     // basic_arith.cpp Elemwise::make: "%s expects %u inputs; got %zu actually".
     if (ctx.nr_inputs() != trait.arity)
         ctx.fail("mode {} takes {} input{}, has {}", name(), trait.arity, trait.arity == 1 ? "" : "s",
                  ctx.nr_inputs());
 
     // elemwise/opr_impl.cpp deduce_layout: "input dtype not unique".
-    DType dt = DType::none();
+    // Most operators: every input of one dtype, bit for bit (nothing to compare
+    // member by member).
+    DType dt = ctx.dtype(0);
+    bool one_dtype = dt.valid;
+    for (size_t i = 1; one_dtype && i < ctx.nr_inputs(); ++i) one_dtype = same_bits(ctx.dtype(i), dt);
     size_t first = 0;
-    for (size_t i = 0; i < ctx.nr_inputs(); ++i) {
+    if (!one_dtype) dt = DType::none();
+    for (size_t i = 0; !one_dtype && i < ctx.nr_inputs(); ++i) {
         const DType d = ctx.dtype(i);
         if (!d.valid) continue;
         if (!dt.valid) {
@@ -382,11 +394,11 @@ void infer_elemwise_multi_type(InferContext& ctx) {
 }  // namespace
 
 bool elemwise::elemwise_mode_allows_int(int mode) {
-    return mode >= 0 && mode < kModeCount && mode_traits()[mode].allow_int;
+    return mode >= 0 && mode < kModeCount && kModeTraits[mode].allow_int;
 }
 
 bool elemwise::elemwise_mode_allows_float(int mode) {
-    return mode >= 0 && mode < kModeCount && mode_traits()[mode].allow_float;
+    return mode >= 0 && mode < kModeCount && kModeTraits[mode].allow_float;
 }
 
 std::span<const InferRuleEntry> elemwise_infer_rules() {
