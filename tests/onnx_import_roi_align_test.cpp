@@ -4,6 +4,7 @@
 // data): a sample point in [−1, 0] is clamped to 0, one at or past size − 1 to
 // size − 1; output_half_pixel makes a roi at least 1 pixel wide; half_pixel shifts
 // by −0.5. X = [[1, 2], [3, 4]] interpolates to 1 + x + 2y inside.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "onnx_test_model.h"
@@ -89,6 +90,18 @@ TEST(OnnxRoiAlign, RefusesWhatMegEnginesROIAlignCannotCompute) {
     EXPECT_EQ(import_error(mixed),
               "test.onnx: node 'ra' (RoiAlign): sampling_ratio 0 gives roi 0 3x3 samples and roi 1 1x1; "
               "MegEngine's ROIAlign takes one sample count for every roi");
+
+    // A constant batch index outside X's batch: MegEngine would read outside the map.
+    for (int64_t bad : {int64_t{2}, int64_t{-1}}) {
+        OnnxModel outside(10);
+        outside.input("x", {2, 1, 4, 4}).output("y");
+        outside.initializer("rois", {2, 4}, std::vector<float>{0, 0, 1, 1, 0, 0, 1, 1});
+        outside.initializer_i64("idx", {2}, {1, bad});
+        outside.node("RoiAlign", {"x", "rois", "idx"}, {"y"}, "ra");
+        EXPECT_EQ(import_error(outside), fmt::format("test.onnx: node 'ra' (RoiAlign): batch_indices[1] = {} is not "
+                                                     "an image of X's batch of 2",
+                                                     bad));
+    }
 
     OnnxModel dbl(16);
     dbl.input("x", {1, 1, 2, 2}, OnnxType::DOUBLE).input("rois", {1, 4}, OnnxType::DOUBLE);

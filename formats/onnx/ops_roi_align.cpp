@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "formats/onnx/onnx_proto.h"
@@ -91,12 +92,18 @@ ir::VarId runtime_rois(Importer& c, int64_t nr_rois, float scale, bool half_pixe
 
 // The same rows computed at import, in the same Float32 operations, when the rois
 // and batch indices are constants.
-ir::VarId constant_rois(Importer& c, float scale, bool half_pixel) {
+// `batch` is X's batch size, or negative when it is not known at conversion.
+ir::VarId constant_rois(Importer& c, float scale, bool half_pixel, int64_t batch) {
     const std::vector<double> r = c.const_floats(1, "rois");
     const std::vector<int64_t> index = c.const_ints(2, "batch_indices");
     std::vector<float> rows;
     rows.reserve(index.size() * 5);
     for (size_t k = 0; k < index.size(); ++k) {
+        // MegEngine's ROIAlign reads the image the index names unchecked (outside
+        // the feature map for a bad one); onnxruntime refuses it.
+        if (index[k] < 0 || (batch >= 0 && index[k] >= batch))
+            c.fail(fmt::format("batch_indices[{}] = {} is not an image of X's batch of {}", k, index[k],
+                               batch >= 0 ? std::to_string(batch) : std::string("unknown size")));
         float box[4];
         for (size_t j = 0; j < 4; ++j) box[j] = static_cast<float>(r[4 * k + j]);
         if (!half_pixel) {
@@ -153,8 +160,9 @@ void roi_align(Importer& c) {
     }
     ir::VarId padded = c.emit("Padding", {c.var(0)}, pad);
 
-    ir::VarId boxes = c.is_const(1) && c.is_const(2) ? constant_rois(c, static_cast<float>(scale), half_pixel)
-                                                     : runtime_rois(c, nr_rois, static_cast<float>(scale), half_pixel);
+    ir::VarId boxes = c.is_const(1) && c.is_const(2)
+                          ? constant_rois(c, static_cast<float>(scale), half_pixel, x.shape[0])
+                          : runtime_rois(c, nr_rois, static_cast<float>(scale), half_pixel);
     // MegEngine samples at x·scale − offset; ONNX at x·scale − 0.5 (half_pixel) or
     // x·scale, and the padding moves X one pixel right and down.
     const double offset = (half_pixel ? 0.5 : 0.0) - 1.0;
