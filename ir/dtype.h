@@ -2,6 +2,7 @@
 // their storage sizes and, for quantized types, scale and zero point.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -45,18 +46,23 @@ struct DType {
     // the bytes) every DType passed by value was assembled byte by byte on the
     // stack and read back whole, a store-forwarding stall that was a quarter of
     // inferring an Elemwise operator.
+    // The fourth byte is a member, not padding, and always 0: with a padding
+    // byte GCC copied a DType member by member (three narrow stores), and the
+    // next rule's 8-byte load of it could not be forwarded from them (a stall
+    // per Elemwise input).
     DTypeEnum type = DTypeEnum::Float32;
     uint8_t zero_point = 0;
     bool valid = true;
+    uint8_t reserved = 0;
     float scale = 0.0f;
 
-    static DType none() { return DType{DTypeEnum::Float32, 0, false, 0.0f}; }
-    static DType of(DTypeEnum t) { return DType{t, 0, true, 0.0f}; }
+    static DType none() { return DType{DTypeEnum::Float32, 0, false, 0, 0.0f}; }
+    static DType of(DTypeEnum t) { return DType{t, 0, true, 0, 0.0f}; }
     static DType quantized(DTypeEnum t, float scale, uint8_t zero_point = 0) {
-        return DType{t, zero_point, true, scale};
+        return DType{t, zero_point, true, 0, scale};
     }
     bool operator==(const DType&) const = default;
 };
-static_assert(sizeof(DType) == 8);
+static_assert(sizeof(DType) == 8 && offsetof(DType, scale) == 4, "DType: four one-byte members and the scale, no padding");
 
 }  // namespace mgedump::ir
