@@ -42,14 +42,12 @@ uint64_t dtype_storage_bytes(DTypeEnum t, uint64_t elements);
 // parameters for the quantized types. `valid == false` means "not set" (a null
 // DType offset on the wire).
 struct DType {
-    // In this order the struct is 8 bytes, one register: at 12 (scale between
-    // the bytes) every DType passed by value was assembled byte by byte on the
-    // stack and read back whole, a store-forwarding stall that was a quarter of
-    // inferring an Elemwise operator.
-    // The fourth byte is a member, not padding, and always 0: with a padding
-    // byte GCC copied a DType member by member (three narrow stores), and the
-    // next rule's 8-byte load of it could not be forwarded from them (a stall
-    // per Elemwise input).
+    // Laid out as one 8-byte register: four one-byte members (the fourth a
+    // member, always 0, not padding), then the scale. With the scale between
+    // the bytes, or with a padding byte, GCC built a DType passed by value with
+    // narrow stores and the next rule's 8-byte load of it could not be forwarded
+    // from them: a store-forwarding stall per Elemwise input, a quarter of
+    // inferring one.
     DTypeEnum type = DTypeEnum::Float32;
     uint8_t zero_point = 0;
     bool valid = true;

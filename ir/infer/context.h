@@ -98,31 +98,28 @@ public:
     // --- outputs: a rule sets every numbered output ---
     size_t nr_outputs() const { return outputs_.count; }
     void set_output(size_t k, DType dtype, const Shape& shape) {
-        const uint32_t v = output_slot(k, dtype, shape);
-        if (values_[v]) [[unlikely]]
-            values_[v].reset();
+        const uint32_t v = claim_output(k, dtype);
+        shapes_[v] = shape;
+        forget_value(v);
     }
     void set_output(size_t k, DType dtype, const Shape& shape, std::shared_ptr<const StaticValue> value) {
-        values_[output_slot(k, dtype, shape)] = std::move(value);
+        const uint32_t v = claim_output(k, dtype);
+        shapes_[v] = shape;
+        values_[v] = std::move(value);
     }
     // Output `k` with the dims of a tensor (a graph's dims table), written in
     // place: a Shape built on the stack and copied was a store-forwarding stall,
     // half of inferring a constant.
     void set_output_dims(size_t k, DType dtype, std::span<const uint32_t> dims) {
-        if (k >= outputs_.count) [[unlikely]]
-            fail_output_index(k);
         if (dims.size() > kMaxNdim) [[unlikely]]
             (void)Shape::of(dims);  // throws: too many dims
-        const uint32_t v = outputs_.begin + static_cast<uint32_t>(k);
-        dtypes_[v] = dtype;
+        const uint32_t v = claim_output(k, dtype);
         Shape& s = shapes_[v];
         s.ndim = static_cast<uint32_t>(dims.size());
         // A loop, not std::copy: a memmove call for a few dims cost more than the rest.
         s.dim = {};
         for (size_t d = 0; d < dims.size(); ++d) s.dim[d] = dims[d];
-        mark_set(k);
-        if (values_[v]) [[unlikely]]
-            values_[v].reset();
+        forget_value(v);
     }
     // Output `k` with a value computed at inference time (shape and dtype given).
     void set_output_value(size_t k, DType dtype, const Shape& shape, std::vector<double> elems);
@@ -147,15 +144,20 @@ private:
         static const OpTypeId type = find_op("ImmutableTensor");
         return type;
     }
-    // Writes output k's dtype and shape and marks it set; returns its var.
-    uint32_t output_slot(size_t k, DType dtype, const Shape& shape) {
+    // Writes output k's dtype and marks it set; returns its var, whose shape and
+    // value the caller writes.
+    uint32_t claim_output(size_t k, DType dtype) {
         if (k >= outputs_.count) [[unlikely]]
             fail_output_index(k);
         const uint32_t v = outputs_.begin + static_cast<uint32_t>(k);
         dtypes_[v] = dtype;
-        shapes_[v] = shape;
         mark_set(k);
         return v;
+    }
+    // A var set again (a builder re-inferring) drops the value it had.
+    void forget_value(uint32_t v) {
+        if (values_[v]) [[unlikely]]
+            values_[v].reset();
     }
     [[noreturn]] void fail_missing_input(size_t i) const;
     void prepare_outputs();

@@ -30,6 +30,8 @@ std::optional<Shape> shape_value(const InferContext& ctx, size_t i, std::optiona
     std::array<double, kMaxNdim + 1> elems;
     const int n = ctx.small_value(i, elems);
     if (n < 0) {
+        // Reached with a longer known value only when the tensor's length is
+        // not known (a constant's always is, so nothing large is decoded here).
         if (ctx.value(i)) ctx.fail("the shape tensor (input {}) has more than {} elements", i, kMaxNdim);
         return std::nullopt;
     }

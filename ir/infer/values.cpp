@@ -69,14 +69,27 @@ TensorId constant_tensor(const Graph& g, VarId v) {
     return TensorId(g.oprs.tensors[owner.value].begin + k);
 }
 
-}  // namespace
-
-std::shared_ptr<const StaticValue> tensor_value(const Graph& g, TensorId t) {
+// Tensor `t`'s stored elements when it has bytes, a known shape and at most
+// `limit` elements: what both the allocating and the in-place decoding check.
+struct StoredElements {
+    DType dtype;
+    Bytes bytes;
+    uint64_t count = 0;
+};
+std::optional<StoredElements> stored_elements(const Graph& g, TensorId t, uint64_t limit) {
     const BlobId blob = g.tensors.blob[t.value];
     const auto shape = g.tensor_shape(t);
     const uint64_t n = element_count(shape);
-    if (!blob.valid() || shape.empty() || n > kMaxStaticValueElements) return nullptr;
-    auto elems = decode_elements(g.tensors.dtype[t.value], g.blobs.bytes(blob), n);
+    if (!blob.valid() || shape.empty() || n > limit) return std::nullopt;
+    return StoredElements{g.tensors.dtype[t.value], g.blobs.bytes(blob), n};
+}
+
+}  // namespace
+
+std::shared_ptr<const StaticValue> tensor_value(const Graph& g, TensorId t) {
+    const auto stored = stored_elements(g, t, kMaxStaticValueElements);
+    if (!stored) return nullptr;
+    auto elems = decode_elements(stored->dtype, stored->bytes, stored->count);
     if (!elems) return nullptr;
     return std::make_shared<const StaticValue>(StaticValue{std::move(*elems)});
 }
@@ -89,12 +102,9 @@ std::shared_ptr<const StaticValue> constant_value(const Graph& g, VarId v) {
 int decode_small_constant(const Graph& g, VarId v, std::span<double> out) {
     const TensorId t = constant_tensor(g, v);
     if (!t.valid()) return -1;
-    const BlobId blob = g.tensors.blob[t.value];
-    const auto shape = g.tensor_shape(t);
-    const uint64_t n = element_count(shape);
-    if (!blob.valid() || shape.empty() || n > out.size()) return -1;
-    if (!decode_into(g.tensors.dtype[t.value], g.blobs.bytes(blob), n, out.data())) return -1;
-    return static_cast<int>(n);
+    const auto stored = stored_elements(g, t, out.size());
+    if (!stored || !decode_into(stored->dtype, stored->bytes, stored->count, out.data())) return -1;
+    return static_cast<int>(stored->count);
 }
 
 bool value_tracked(DType dtype) { return dtype.valid && tracked_size(dtype.type) != 0; }
