@@ -17,7 +17,12 @@ void InferContext::fail_missing_input(size_t i) const {
 }
 
 void InferContext::prepare_outputs() {
-    if (outputs_.end() > state_.dtypes.size()) state_.resize(g_.vars.size());
+    // In 64 bits: a hand-edited file's begin + count can wrap around 32.
+    const uint64_t end = uint64_t{outputs_.begin} + outputs_.count;
+    if (end > g_.vars.size())
+        throw GraphError(fmt::format("{}: outputs are vars {}..{}, but the graph has {} vars", describe_opr(g_, o_),
+                                     outputs_.begin, end - 1, g_.vars.size()));
+    if (end > state_.dtypes.size()) state_.resize(g_.vars.size());
     if (outputs_.count > 64) state_.scratch.outputs_set.assign(outputs_.count - 64, 0);
 }
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <span>
 #include <vector>
 
 #include "ir/error.h"
@@ -83,13 +85,34 @@ Shape InferState::shape(const Graph& g, VarId v) const {
 
 namespace {
 
-void infer_with(const std::vector<InferRule>& rules, const Graph& g, OprId o, InferState& state) {
+template <class... Checked>
+void infer_with(const std::vector<InferRule>& rules, const Graph& g, OprId o, InferState& state,
+                Checked... checked) {
     const OpTypeId type = g.oprs.type[o.value];
-    InferContext ctx(g, o, state);
+    InferContext ctx(g, o, state, checked...);
     InferRule rule = type.value < rules.size() ? rules[type.value] : nullptr;
     (rule ? rule : unknown_outputs)(ctx);
     if (!ctx.outputs_done())
         throw Error(fmt::format("inference rule of {} left an output unset", ctx.def().name));
+}
+
+// Whether every input any operator names lies inside the var table: one pass
+// over the flat input table, so that the walk can skip the same check per
+// input. A graph where this fails takes the checked walk, which names the
+// operator at fault. (Outputs are still checked per operator, where the check
+// is one compare of the range's end.)
+bool inputs_inside_var_table(const Graph& g) {
+    const uint64_t vars = g.vars.size();
+    // The largest input id in four independent lanes: one running maximum was a
+    // chain of dependent compares as long as the table.
+    std::array<uint32_t, 4> input_max{};
+    const std::span<const VarId> in = g.opr_inputs;
+    size_t i = 0;
+    for (; i + 4 <= in.size(); i += 4)
+        for (size_t k = 0; k < 4; ++k) input_max[k] = std::max(input_max[k], in[i + k].value);
+    for (; i < in.size(); ++i) input_max[0] = std::max(input_max[0], in[i].value);
+    const uint32_t largest_input = *std::max_element(input_max.begin(), input_max.end());
+    return in.empty() || largest_input < vars;
 }
 
 }  // namespace
@@ -110,13 +133,18 @@ InferState infer_graph(const Graph& g, std::span<const OprId> order) {
         std::vector<uint8_t> produced(g.vars.size(), 0);
         for (OprId o : order) {
             const Range outs = g.oprs.outputs[o.value];
-            std::fill_n(produced.begin() + outs.begin, outs.count, uint8_t{1});
+            // A range past the table is refused when the walk reaches its operator.
+            if (uint64_t{outs.begin} + outs.count <= produced.size())
+                std::fill_n(produced.begin() + outs.begin, outs.count, uint8_t{1});
         }
         for (uint32_t v = 0; v < g.vars.size(); ++v)
             if (!produced[v]) state.adopt_var(g, VarId(v));
     }
     const std::vector<InferRule>& rules = rule_table();
-    for (OprId o : order) infer_with(rules, g, o, state);
+    if (inputs_inside_var_table(g))
+        for (OprId o : order) infer_with(rules, g, o, state, InferContext::InputsChecked{});
+    else
+        for (OprId o : order) infer_with(rules, g, o, state);
     return state;
 }
 
@@ -124,7 +152,11 @@ InferState infer_graph(const Graph& g) {
     InferState state;
     state.adopt(g);
     const std::vector<InferRule>& rules = rule_table();
-    for (uint32_t o = 0; o < g.oprs.size(); ++o) infer_with(rules, g, OprId(o), state);
+    if (inputs_inside_var_table(g))
+        for (uint32_t o = 0; o < g.oprs.size(); ++o)
+            infer_with(rules, g, OprId(o), state, InferContext::InputsChecked{});
+    else
+        for (uint32_t o = 0; o < g.oprs.size(); ++o) infer_with(rules, g, OprId(o), state);
     return state;
 }
 

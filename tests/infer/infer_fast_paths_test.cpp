@@ -2,6 +2,7 @@
 // values.cpp):
 // each must give what the general path gives. The general paths are the ones the
 // rule tests check against MegEngine's source; here they are the reference.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -145,6 +146,48 @@ TEST(InferFastPaths, ShapeTensorsAndIndicesFromConstantsAndValues) {
     expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({2}, {5, 5})}, {}); }, "can not reshape");
     expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({8}, {1, 1, 1, 1, 1, 2, 3, 4})}, {}); },
                    "at most 7");
+}
+
+// infer_graph checks every operator's inputs in one pass and then skips the
+// per-input checks. Both walks (the graph's order and a given one) must agree
+// with inferring as the builder did, and a graph that fails the pass (an input
+// naming a var that does not exist) must still be refused naming the operator.
+TEST(InferFastPaths, WholeGraphWalksCheckInputsOnce) {
+    GraphBuilder b;
+    const VarId x = b.input("x", F32, {2, 3});
+    const VarId w = float_param(b, "w", {3});
+    const VarId y = b.op("Elemwise", {x, w}, {{"mode", "ADD"}}, OpOptions{.name = "add"});
+    const VarId z = b.op("Elemwise", {y}, {{"mode", "RELU"}}, OpOptions{.name = "relu"});
+    b.output(z, "z");
+    ir::Graph g = b.finish();
+    std::vector<ir::OprId> order;
+    for (uint32_t o = 0; o < g.oprs.size(); ++o) order.push_back(ir::OprId(o));
+    for (const ir::InferState& state : {ir::infer_graph(g), ir::infer_graph(g, order)}) {
+        ASSERT_EQ(state.shapes.size(), g.vars.size());
+        EXPECT_EQ(state.shapes[z.value], ir::Shape::of(std::vector<uint32_t>{2, 3}));
+        EXPECT_EQ(state.dtypes[z.value], F32);
+    }
+
+    ir::Graph bad = g;
+    const ir::OprId relu = bad.vars.owner[z.value];
+    const uint32_t missing = static_cast<uint32_t>(bad.vars.size()) + 5;
+    bad.opr_inputs[bad.oprs.inputs[relu.value].begin] = VarId(missing);
+    const std::string says = fmt::format("input 0 refers to var {}, which does not exist", missing);
+    expect_refused([&] { (void)ir::infer_graph(bad); }, says);
+    expect_refused([&] { (void)ir::infer_graph(bad, order); }, says);
+    expect_refused([&] { (void)ir::infer_graph(bad); }, "'relu'");
+
+    // Outputs past the var table (a hand-edited file) are refused too, before a
+    // byte of the state is written past its end; so is a range whose end wraps
+    // around 32 bits.
+    for (const uint32_t begin : {static_cast<uint32_t>(g.vars.size()) - 1, ~uint32_t{0}}) {
+        ir::Graph outside = g;
+        outside.oprs.outputs[relu.value] = ir::Range{begin, 2};
+        const std::string refusal = fmt::format("outputs are vars {}..{}, but the graph has {} vars", begin,
+                                                uint64_t{begin} + 1, g.vars.size());
+        expect_refused([&] { (void)ir::infer_graph(outside); }, refusal);
+        expect_refused([&] { (void)ir::infer_graph(outside, order); }, refusal);
+    }
 }
 
 }  // namespace
