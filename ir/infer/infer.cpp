@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <ranges>
 #include <span>
 #include <vector>
 
@@ -15,16 +16,24 @@
 namespace mgedump::ir {
 namespace {
 
-const std::vector<InferRule>& rule_table() {
-    static const std::vector<InferRule> table = [] {
-        std::vector<InferRule> t(op_defs().size(), nullptr);
+// The rules by operator type, and which of them give each output its tensor's
+// dtype and shape (InferRuleEntry::outputs_are_tensors).
+struct RuleTable {
+    std::vector<InferRule> rules;
+    std::vector<uint8_t> outputs_are_tensors;
+};
+
+const RuleTable& rule_table() {
+    static const RuleTable table = [] {
+        RuleTable t{std::vector<InferRule>(op_defs().size(), nullptr), std::vector<uint8_t>(op_defs().size(), 0)};
         for (auto family : {io_infer_rules(), elemwise_infer_rules(), conv_infer_rules(), image_infer_rules(),
                             nn_infer_rules(), misc_infer_rules(), shape_infer_rules(), indexing_infer_rules()})
             for (const InferRuleEntry& e : family) {
                 const OpTypeId id = find_op(e.op);
                 if (!id.valid()) throw Error(fmt::format("inference rules: no operator '{}' in the registry", e.op));
-                if (t[id.value]) throw Error(fmt::format("inference rules: two rules for '{}'", e.op));
-                t[id.value] = e.rule;
+                if (t.rules[id.value]) throw Error(fmt::format("inference rules: two rules for '{}'", e.op));
+                t.rules[id.value] = e.rule;
+                t.outputs_are_tensors[id.value] = e.outputs_are_tensors;
             }
         return t;
     }();
@@ -42,7 +51,7 @@ void unknown_outputs(InferContext& ctx) {
 }  // namespace
 
 bool has_infer_rule(OpTypeId type) {
-    const auto& t = rule_table();
+    const auto& t = rule_table().rules;
     return type.valid() && type.value < t.size() && t[type.value] != nullptr;
 }
 
@@ -96,6 +105,41 @@ void infer_with(const std::vector<InferRule>& rules, const Graph& g, OprId o, In
         throw Error(fmt::format("inference rule of {} left an output unset", ctx.def().name));
 }
 
+// What the rule of a tensor-holding operator (a constant, a param, an input)
+// does, for the common case of one tensor and one output, written straight into
+// the state: building a context for these was a third of the walk over an
+// operator-heavy graph. Anything else (several tensors, a count that does not
+// match, more dims than a shape holds) returns false and takes the rule, which
+// refuses it with its message.
+bool write_tensor_output(const Graph& g, OprId o, InferState& state) {
+    const Range outs = g.oprs.outputs[o.value], tensors = g.oprs.tensors[o.value];
+    if (outs.count != 1 || tensors.count != 1 || outs.begin >= state.dtypes.size()) return false;
+    const std::span<const uint32_t> dims = g.tensor_shape(TensorId(tensors.begin));
+    if (dims.size() > kMaxNdim) return false;
+    const uint32_t v = outs.begin;
+    state.dtypes[v] = g.tensors.dtype[tensors.begin];
+    Shape& s = state.shapes[v];
+    s.ndim = static_cast<uint32_t>(dims.size());
+    s.dim = {};
+    for (size_t d = 0; d < dims.size(); ++d) s.dim[d] = dims[d];
+    // As InferContext::set_output_dims: a var set again drops the value it had.
+    if (state.values[v]) state.values[v].reset();
+    return true;
+}
+
+// The walk over every operator of `order` once the inputs are known to be
+// inside the var table.
+template <class Order>
+void infer_checked_walk(const RuleTable& table, const Graph& g, const Order& order, InferState& state) {
+    for (OprId o : order) {
+        const OpTypeId type = g.oprs.type[o.value];
+        if (type.value < table.outputs_are_tensors.size() && table.outputs_are_tensors[type.value] &&
+            write_tensor_output(g, o, state))
+            continue;
+        infer_with(table.rules, g, o, state, InferContext::InputsChecked{});
+    }
+}
+
 // Whether every input any operator names lies inside the var table: one pass
 // over the flat input table, so that the walk can skip the same check per
 // input. A graph where this fails takes the checked walk, which names the
@@ -119,7 +163,7 @@ bool inputs_inside_var_table(const Graph& g) {
 
 void infer_operator(const Graph& g, OprId o, InferState& state) {
     if (state.dtypes.size() < g.vars.size()) state.adopt(g);
-    infer_with(rule_table(), g, o, state);
+    infer_with(rule_table().rules, g, o, state);
 }
 
 InferState infer_graph(const Graph& g, std::span<const OprId> order) {
@@ -140,23 +184,24 @@ InferState infer_graph(const Graph& g, std::span<const OprId> order) {
         for (uint32_t v = 0; v < g.vars.size(); ++v)
             if (!produced[v]) state.adopt_var(g, VarId(v));
     }
-    const std::vector<InferRule>& rules = rule_table();
+    const RuleTable& table = rule_table();
     if (inputs_inside_var_table(g))
-        for (OprId o : order) infer_with(rules, g, o, state, InferContext::InputsChecked{});
+        infer_checked_walk(table, g, order, state);
     else
-        for (OprId o : order) infer_with(rules, g, o, state);
+        for (OprId o : order) infer_with(table.rules, g, o, state);
     return state;
 }
 
 InferState infer_graph(const Graph& g) {
     InferState state;
     state.adopt(g);
-    const std::vector<InferRule>& rules = rule_table();
+    const RuleTable& table = rule_table();
+    const auto graph_order = std::views::iota(uint32_t{0}, static_cast<uint32_t>(g.oprs.size())) |
+                             std::views::transform([](uint32_t o) { return OprId(o); });
     if (inputs_inside_var_table(g))
-        for (uint32_t o = 0; o < g.oprs.size(); ++o)
-            infer_with(rules, g, OprId(o), state, InferContext::InputsChecked{});
+        infer_checked_walk(table, g, graph_order, state);
     else
-        for (uint32_t o = 0; o < g.oprs.size(); ++o) infer_with(rules, g, OprId(o), state);
+        for (OprId o : graph_order) infer_with(table.rules, g, o, state);
     return state;
 }
 

@@ -12,6 +12,10 @@ namespace mgedump::ir {
 struct InferRuleEntry {
     std::string_view op;  // registry name (ir/op_defs.cpp)
     InferRule rule;
+    // The rule gives output k tensor k's dtype and shape (constants, params,
+    // inputs: rules_io.cpp tensor_outputs). A whole-graph walk writes such an
+    // operator's one output itself, without building a context for it.
+    bool outputs_are_tensors = false;
 };
 
 std::span<const InferRuleEntry> io_infer_rules();           // rules_io.cpp

@@ -34,13 +34,13 @@ void custom_op(InferContext& ctx) {
 
 std::span<const InferRuleEntry> io_infer_rules() {
     static const InferRuleEntry kRules[] = {
-        {"Host2DeviceCopy", device_tensor},
-        {"ImmutableTensor", immutable_tensor},
-        {"SharedDeviceTensor", device_tensor},
-        {"VolatileSharedDeviceTensor", device_tensor},
-        {"MultipleDeviceTensorHolder", device_tensor},
-        {"SharedDeviceTensorWithFormat", device_tensor},
-        {"MultipleDeviceTensorWithFormatHolder", device_tensor},
+        {"Host2DeviceCopy", device_tensor, true},
+        {"ImmutableTensor", immutable_tensor, true},
+        {"SharedDeviceTensor", device_tensor, true},
+        {"VolatileSharedDeviceTensor", device_tensor, true},
+        {"MultipleDeviceTensorHolder", device_tensor, true},
+        {"SharedDeviceTensorWithFormat", device_tensor, true},
+        {"MultipleDeviceTensorWithFormatHolder", device_tensor, true},
         {"CustomOpNode", custom_op},
     };
     return kRules;

@@ -190,5 +190,56 @@ TEST(InferFastPaths, WholeGraphWalksCheckInputsOnce) {
     }
 }
 
+// A whole-graph walk writes a tensor-holding operator's one output itself
+// (infer.cpp write_tensor_output): every var must come out as the rules give it
+// one operator at a time, for each kind of holder (an input, a param, a
+// constant, a holder of two tensors, which takes the rule), and a holder whose
+// tensors do not match its outputs must still be refused by the rule.
+TEST(InferFastPaths, TensorHoldersWrittenByTheWalkMatchTheirRule) {
+    GraphBuilder b;
+    ir::Graph& g = b.graph();
+    const VarId x = b.input("x", F32, {2, 3});
+    const VarId w = float_param(b, "w", {1, 3});
+    const VarId c = b.constant<int32_t>({4}, {2, 3, 1, 1});
+    ir::OpOptions two{.name = "pair"};
+    two.outputs = 2;
+    const ir::OprId pair = b.add_op(ir::find_op("MultipleDeviceTensorHolder"), {}, {}, two);
+    const uint32_t s0[] = {3}, s1[] = {5, 1, 2};
+    b.add_tensor(pair, "p0", ir::TensorMethod::ValueShared, F32, s0, "xpux:0", g.blobs.add_owned(std::vector<std::byte>(12)));
+    b.add_tensor(pair, "p1", ir::TensorMethod::ValueShared, I32, s1, "xpux:0",
+                 g.blobs.add_owned(std::vector<std::byte>(40)));
+    const VarId p0 = g.output_var(pair, 0), p1 = g.output_var(pair, 1);
+    const VarId y = b.op("Elemwise", {b.op("Elemwise", {x, w}, {{"mode", "MUL"}}), p0}, {{"mode", "ADD"}});
+    b.output(b.op("Reshape", {y, c}, {}), "out");
+    b.output(p1, "second");
+    const ir::Graph graph = b.finish();
+
+    ir::InferState by_rule;
+    for (uint32_t o = 0; o < graph.oprs.size(); ++o) ir::infer_operator(graph, ir::OprId(o), by_rule);
+    std::vector<ir::OprId> order;
+    for (uint32_t o = 0; o < graph.oprs.size(); ++o) order.push_back(ir::OprId(o));
+    for (const ir::InferState& walked : {ir::infer_graph(graph), ir::infer_graph(graph, order)}) {
+        ASSERT_EQ(walked.shapes.size(), graph.vars.size());
+        for (uint32_t v = 0; v < graph.vars.size(); ++v) {
+            EXPECT_EQ(walked.dtypes[v], by_rule.dtypes[v]) << "var " << v;
+            EXPECT_EQ(walked.shapes[v], by_rule.shapes[v]) << "var " << v;
+        }
+    }
+    // The facts themselves, from the tensors the test wrote.
+    const ir::InferState walked = ir::infer_graph(graph);
+    EXPECT_EQ(walked.shapes[w.value], ir::Shape::of({1, 3}));
+    EXPECT_EQ(walked.dtypes[c.value], I32);
+    EXPECT_EQ(walked.shapes[c.value], ir::Shape::of({4}));
+    EXPECT_EQ(walked.shapes[p1.value], ir::Shape::of({5, 1, 2}));
+    EXPECT_EQ(walked.dtypes[p1.value], I32);
+    EXPECT_EQ(walked.shapes[graph.outputs.front().value], ir::Shape::of({2, 3, 1, 1}));
+
+    // A constant that lost its tensor (a hand-edited file): the rule's refusal.
+    ir::Graph bad = graph;
+    bad.oprs.tensors[bad.vars.owner[c.value].value].count = 0;
+    expect_refused([&] { (void)ir::infer_graph(bad); }, "has 0 tensors for 1 outputs");
+    expect_refused([&] { (void)ir::infer_graph(bad, order); }, "has 0 tensors for 1 outputs");
+}
+
 }  // namespace
 }  // namespace mgedump::test
