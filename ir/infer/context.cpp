@@ -41,43 +41,24 @@ void InferContext::fail_output_index(size_t k) const {
     throw Error(fmt::format("inference rule of {}: sets output {} of {}", def().name, k, outputs_.count));
 }
 
-namespace {
-
-// Field index by (param table, the literal's address): rules name the same few
-// fields of the same tables again and again. Per thread, so that models inferred
-// in parallel share nothing; a slot taken by another key is simply overwritten.
-struct FieldCacheSlot {
-    const char* name = nullptr;
-    uint32_t table = 0;
-    int32_t index = -1;
-};
-thread_local std::array<FieldCacheSlot, 256> field_cache;
+thread_local std::array<FieldCacheSlot, 256> infer_field_cache{};
 
 // The table's description is looked up only on a miss.
-int cached_field_index(ParamTableId table, FieldName field) {
+int fill_field_cache(ParamTableId table, FieldName field) {
     const auto key = reinterpret_cast<uintptr_t>(field.name.data());
-    FieldCacheSlot& slot = field_cache[((key >> 3) ^ (key >> 11) ^ (uint64_t{table.value} * 0x9E3779B1u)) & 255];
-    if (slot.name == field.name.data() && slot.table == table.value) [[likely]]
-        return slot.index;
+    FieldCacheSlot& slot =
+        infer_field_cache[((key >> 3) ^ (key >> 11) ^ (uint64_t{table.value} * 0x9E3779B1u)) & 255];
     const int index = find_field(param_table(table), field.name);
     slot = {field.name.data(), table.value, index};
     return index;
 }
 
-}  // namespace
-
-const FieldValue& InferContext::field(FieldName name, size_t table) const {
-    const ParamValue& p = param(table);
-    const int idx = cached_field_index(p.table, name);
-    if (idx < 0 || static_cast<size_t>(idx) >= p.fields.size()) [[unlikely]]
-        throw Error(fmt::format("inference rule of {}: param {} has no field '{}'", def().name,
-                                param_table(p.table).name, name.name));
-    return p.fields[idx];
+void InferContext::fail_no_field(const ParamValue& p, FieldName name) const {
+    throw Error(fmt::format("inference rule of {}: param {} has no field '{}'", def().name, param_table(p.table).name,
+                            name.name));
 }
 
-int64_t InferContext::int_field(FieldName name, size_t table) const {
-    const FieldValue& v = field(name, table);
-    if (auto* i = std::get_if<int64_t>(&v)) return *i;
+int64_t InferContext::int_of(const FieldValue& v, FieldName name) const {
     if (auto* u = std::get_if<uint64_t>(&v)) return static_cast<int64_t>(*u);
     if (auto* d = std::get_if<double>(&v)) return static_cast<int64_t>(*d);
     throw Error(fmt::format("inference rule of {}: field '{}' is not an integer", def().name, name));

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,6 +27,27 @@ struct FieldName {
     template <size_t N>
     consteval FieldName(const char (&literal)[N]) : name(literal, N - 1) {}
 };
+
+// The cache behind InferContext::field: a field's index by (param table, the
+// name literal's address). Per thread, so that models inferred in parallel share
+// nothing; zero (no name) is a miss, and a slot taken by another key is simply
+// overwritten. Probed inline (the three calls around an out-of-line probe were
+// most of a field read); a miss looks the name up (context.cpp).
+struct FieldCacheSlot {
+    const char* name;
+    uint32_t table;
+    int32_t index;
+};
+extern thread_local std::array<FieldCacheSlot, 256> infer_field_cache;
+int fill_field_cache(ParamTableId table, FieldName field);
+inline int cached_field_index(ParamTableId table, FieldName field) {
+    const auto key = reinterpret_cast<uintptr_t>(field.name.data());
+    const FieldCacheSlot& slot =
+        infer_field_cache[((key >> 3) ^ (key >> 11) ^ (uint64_t{table.value} * 0x9E3779B1u)) & 255];
+    if (slot.name == field.name.data() && slot.table == table.value) [[likely]]
+        return slot.index;
+    return fill_field_cache(table, field);
+}
 
 class InferContext {
 public:
@@ -90,11 +112,23 @@ public:
         if (table >= r.count) fail_missing_param_table(table);
         return g_.params[r.begin + table];
     }
-    int64_t int_field(FieldName field, size_t table = 0) const;      // ints, bools, enums, dtype enums
+    // ints, bools, enums, dtype enums
+    int64_t int_field(FieldName name, size_t table = 0) const {
+        const FieldValue& v = field(name, table);
+        if (const int64_t* i = std::get_if<int64_t>(&v)) [[likely]]
+            return *i;
+        return int_of(v, name);
+    }
     double float_field(FieldName field, size_t table = 0) const;
     const std::vector<int32_t>& ints_field(FieldName field, size_t table = 0) const;
     std::string_view enum_field(FieldName field, size_t table = 0) const;  // member name ("NCHW")
-    const FieldValue& field(FieldName field, size_t table = 0) const;
+    const FieldValue& field(FieldName name, size_t table = 0) const {
+        const ParamValue& p = param(table);
+        const int idx = cached_field_index(p.table, name);
+        if (idx < 0 || static_cast<size_t>(idx) >= p.fields.size()) [[unlikely]]
+            fail_no_field(p, name);
+        return p.fields[idx];
+    }
     // The operator's config output_dtype (OperatorNodeConfig), invalid when not set.
     DType config_dtype() const;
 
@@ -174,6 +208,9 @@ private:
             values_[v].reset();
     }
     [[noreturn]] void fail_missing_input(size_t i) const;
+    [[noreturn]] void fail_no_field(const ParamValue& p, FieldName name) const;
+    // int_field of a field held as another alternative (unsigned, a double), or its refusal.
+    int64_t int_of(const FieldValue& v, FieldName name) const;
     void prepare_outputs();
     bool more_outputs_done() const;
     const StaticValue* constant_input_value(size_t i) const;
