@@ -45,9 +45,7 @@ thread_local std::array<FieldCacheSlot, 256> infer_field_cache{};
 
 // The table's description is looked up only on a miss.
 int fill_field_cache(ParamTableId table, FieldName field) {
-    const auto key = reinterpret_cast<uintptr_t>(field.name.data());
-    FieldCacheSlot& slot =
-        infer_field_cache[((key >> 3) ^ (key >> 11) ^ (uint64_t{table.value} * 0x9E3779B1u)) & 255];
+    FieldCacheSlot& slot = field_cache_slot(table, field);
     const int index = find_field(param_table(table), field.name);
     slot = {field.name.data(), table.value, index};
     return index;

@@ -40,10 +40,12 @@ struct FieldCacheSlot {
 };
 extern thread_local std::array<FieldCacheSlot, 256> infer_field_cache;
 int fill_field_cache(ParamTableId table, FieldName field);
-inline int cached_field_index(ParamTableId table, FieldName field) {
+inline FieldCacheSlot& field_cache_slot(ParamTableId table, FieldName field) {
     const auto key = reinterpret_cast<uintptr_t>(field.name.data());
-    const FieldCacheSlot& slot =
-        infer_field_cache[((key >> 3) ^ (key >> 11) ^ (uint64_t{table.value} * 0x9E3779B1u)) & 255];
+    return infer_field_cache[((key >> 3) ^ (key >> 11) ^ (uint64_t{table.value} * 0x9E3779B1u)) & 255];
+}
+inline int cached_field_index(ParamTableId table, FieldName field) {
+    const FieldCacheSlot& slot = field_cache_slot(table, field);
     if (slot.name == field.name.data() && slot.table == table.value) [[likely]]
         return slot.index;
     return fill_field_cache(table, field);
@@ -149,18 +151,21 @@ public:
         values_[v] = std::move(value);
     }
     // Output `k` with the dims of a tensor (a graph's dims table), written in
-    // place: a Shape built on the stack and copied was a store-forwarding stall,
-    // half of inferring a constant.
+    // place (write_dims).
     void set_output_dims(size_t k, DType dtype, std::span<const uint32_t> dims) {
         if (dims.size() > kMaxNdim) [[unlikely]]
             (void)Shape::of(dims);  // throws: too many dims
         const uint32_t v = claim_output(k, dtype);
-        Shape& s = shapes_[v];
+        write_dims(shapes_[v], dims);
+        forget_value(v);
+    }
+    // `dims` (at most kMaxNdim) into `s` in place: a Shape built on the stack and
+    // copied was a store-forwarding stall. A loop, not std::copy: a memmove call
+    // for a few dims cost more than the rest. Shared with the walk's tensor outputs.
+    static void write_dims(Shape& s, std::span<const uint32_t> dims) {
         s.ndim = static_cast<uint32_t>(dims.size());
-        // A loop, not std::copy: a memmove call for a few dims cost more than the rest.
         s.dim = {};
         for (size_t d = 0; d < dims.size(); ++d) s.dim[d] = dims[d];
-        forget_value(v);
     }
     // Output `k` with a value computed at inference time (shape and dtype given).
     void set_output_value(size_t k, DType dtype, const Shape& shape, std::vector<double> elems);

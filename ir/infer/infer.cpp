@@ -108,9 +108,9 @@ void infer_with(const std::vector<InferRule>& rules, const Graph& g, OprId o, In
 // What the rule of a tensor-holding operator (a constant, a param, an input)
 // does, for the common case of one tensor and one output, written straight into
 // the state: for these (two fifths of an operator-heavy graph's operators) a
-// context and a rule call were a tenth of the walk's instructions. Anything else (several tensors, a count that does not
-// match, more dims than a shape holds) returns false and takes the rule, which
-// refuses it with its message.
+// context and a rule call were a tenth of the walk's instructions. Anything
+// else (several tensors, a count that does not match, more dims than a shape
+// holds) returns false and takes the rule, which refuses it with its message.
 bool write_tensor_output(const Graph& g, OprId o, InferState& state) {
     const Range outs = g.oprs.outputs[o.value], tensors = g.oprs.tensors[o.value];
     if (outs.count != 1 || tensors.count != 1 || outs.begin >= state.dtypes.size()) return false;
@@ -118,19 +118,23 @@ bool write_tensor_output(const Graph& g, OprId o, InferState& state) {
     if (dims.size() > kMaxNdim) return false;
     const uint32_t v = outs.begin;
     state.dtypes[v] = g.tensors.dtype[tensors.begin];
-    Shape& s = state.shapes[v];
-    s.ndim = static_cast<uint32_t>(dims.size());
-    s.dim = {};
-    for (size_t d = 0; d < dims.size(); ++d) s.dim[d] = dims[d];
+    InferContext::write_dims(state.shapes[v], dims);
     // As InferContext::set_output_dims: a var set again drops the value it had.
     if (state.values[v]) state.values[v].reset();
     return true;
 }
 
-// The walk over every operator of `order` once the inputs are known to be
-// inside the var table.
+bool inputs_inside_var_table(const Graph& g);
+
+// Every operator of `order`, first to last: with the per-input checks done once
+// for the whole graph when its inputs all lie inside the var table, else with
+// the checked context, which names the operator at fault.
 template <class Order>
-void infer_checked_walk(const RuleTable& table, const Graph& g, const Order& order, InferState& state) {
+void walk(const RuleTable& table, const Graph& g, const Order& order, InferState& state) {
+    if (!inputs_inside_var_table(g)) {
+        for (OprId o : order) infer_with(table.rules, g, o, state);
+        return;
+    }
     for (OprId o : order) {
         const OpTypeId type = g.oprs.type[o.value];
         if (type.value < table.outputs_are_tensors.size() && table.outputs_are_tensors[type.value] &&
@@ -184,24 +188,16 @@ InferState infer_graph(const Graph& g, std::span<const OprId> order) {
         for (uint32_t v = 0; v < g.vars.size(); ++v)
             if (!produced[v]) state.adopt_var(g, VarId(v));
     }
-    const RuleTable& table = rule_table();
-    if (inputs_inside_var_table(g))
-        infer_checked_walk(table, g, order, state);
-    else
-        for (OprId o : order) infer_with(table.rules, g, o, state);
+    walk(rule_table(), g, order, state);
     return state;
 }
 
 InferState infer_graph(const Graph& g) {
     InferState state;
     state.adopt(g);
-    const RuleTable& table = rule_table();
     const auto graph_order = std::views::iota(uint32_t{0}, static_cast<uint32_t>(g.oprs.size())) |
                              std::views::transform([](uint32_t o) { return OprId(o); });
-    if (inputs_inside_var_table(g))
-        infer_checked_walk(table, g, graph_order, state);
-    else
-        for (OprId o : graph_order) infer_with(table.rules, g, o, state);
+    walk(rule_table(), g, graph_order, state);
     return state;
 }
 
