@@ -111,7 +111,7 @@ bool same_bits(DType a, DType b) {
 
 // Whether `v` is the output of a MarkNoBroadcastElemwise: such an input must
 // not be broadcast (basic_arith.cpp:330, "declared to be non-broadcastable").
-bool marked_no_broadcast(const Graph& g, VarId v) {
+[[gnu::always_inline]] inline bool marked_no_broadcast(const Graph& g, VarId v) {
     static const OpTypeId mark = find_op("MarkNoBroadcastElemwise");
     return g.oprs.type[g.vars.owner[v.value].value] == mark;
 }
@@ -144,9 +144,10 @@ void set_computed_output(InferContext& ctx, DType dt, const Shape& out, const au
     ctx.set_output_value(0, dt, out, std::move(elems));
 }
 
-// elemwise_shape for two known shapes, neither a scalar [1] (most broadcasting
-// operators, where the general walk was the largest part of an Elemwise rule).
-bool broadcast_two(const Shape& a, const Shape& b, Shape& out) {
+// elemwise_shape for two known shapes (most broadcasting operators, where the
+// general walk was the largest part of an Elemwise rule). A scalar [1] needs no
+// case of its own: each of its dims is 1.
+[[gnu::always_inline]] inline bool broadcast_two(const Shape& a, const Shape& b, Shape& out) {
     const bool a_longer = a.ndim >= b.ndim;
     const Shape& shorter = a_longer ? b : a;
     out = a_longer ? a : b;
@@ -184,14 +185,57 @@ Shape broadcast_or_fail(const InferContext& ctx) {
     return *out;
 }
 
-void infer_elemwise(InferContext& ctx) {
-    // Elemwise's one param field (param_defs_tables.cpp kElemwiseFields).
-    const int mode = static_cast<int>(std::get<int64_t>(ctx.param(0).fields[0]));
+// Most Elemwise operators of a graph: the mode's one or two inputs, of one
+// dtype (bit for bit) of a category the mode takes, with known shapes that are
+// equal or broadcast without a MarkNoBroadcastElemwise input, and an input
+// whose value can not be known (so neither can the output's). Writes what the
+// general rule below would and returns true; anything else returns false
+// having written nothing, and the general rule refuses it or computes its
+// value. (The general rule's checks in their general order were most of the
+// cost of inferring an operator-heavy graph.)
+bool infer_common_elemwise(InferContext& ctx, int mode) {
+    const ModeTrait& trait = kModeTraits[mode];
+    const size_t n = ctx.nr_inputs();
+    // NEQ, ISNAN and ISINF have arity 0: the general rule refuses them.
+    if (n != trait.arity || n == 0 || n > 2) return false;
+    const DType dt = ctx.dtype(0);
+    if (!dt.valid) return false;
+    const Cat c = category(dt.type);
+    const bool allowed = c == Cat::Float ? trait.allow_float
+                         : c == Cat::Int ? trait.allow_int
+                                         : c == Cat::Bool && trait.allow_bool;
+    const Shape& a = ctx.shape(0);
+    if (!allowed || !a.known()) return false;
+    if (n == 1) {
+        if (ctx.may_have_value(0)) return false;
+        ctx.set_output(0, dt, a);
+        return true;
+    }
+    const Shape& b = ctx.shape(1);
+    if (!same_bits(ctx.dtype(1), dt) || !b.known() || (ctx.may_have_value(0) && ctx.may_have_value(1)))
+        return false;
+    if (a == b) {
+        ctx.set_output(0, dt, a);
+        return true;
+    }
+    Shape out;
+    if (!broadcast_two(a, b, out)) return false;
+    for (size_t i = 0; i < 2; ++i)
+        if (marked_no_broadcast(ctx.graph(), ctx.input(i)) && !(ctx.shape(i) == out)) return false;
+    ctx.set_output(0, dt, out);
+    return true;
+}
+
+// Every Elemwise the common case does not take: the refusals in MegEngine's
+// order, and output values. Out of line, so that the common case does not pay
+// for its frame.
+[[gnu::noinline]] void infer_general_elemwise(InferContext& ctx, int64_t mode_field) {
     // The mode's name, for messages only: looking it up for every operator cost
     // more than the rest of the rule.
     auto name = [&] { return ctx.enum_field("mode"); };
-    if (mode < 0 || mode >= kModeCount)
+    if (mode_field < 0 || mode_field >= kModeCount)
         ctx.fail("Elemwise mode {} is not known to mgedump's inference", name());
+    const int mode = static_cast<int>(mode_field);
     // opr_impl.cpp ModeTrait::from_mode: NEQ, ISNAN and ISINF have a trait but no
     // case in its switch, so MegEngine asserts ("code issue happened").
     if (mode == NEQ || mode == ISNAN || mode == ISINF)
@@ -259,6 +303,13 @@ void infer_elemwise(InferContext& ctx) {
                          i, shape_string(ctx.shape(i)), shape_string(out));
 
     set_computed_output(ctx, dt, out, [&](const double* a) { return eval_elemwise(mode, dt.type, a); });
+}
+
+void infer_elemwise(InferContext& ctx) {
+    // Elemwise's one param field (param_defs_tables.cpp kElemwiseFields).
+    const int64_t mode = std::get<int64_t>(ctx.param(0).fields[0]);
+    if (mode >= 0 && mode < kModeCount && infer_common_elemwise(ctx, static_cast<int>(mode))) return;
+    infer_general_elemwise(ctx, mode);
 }
 
 // --- ElemwiseMultiType --------------------------------------------------------

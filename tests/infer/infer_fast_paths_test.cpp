@@ -15,6 +15,7 @@
 #include "ir/infer/shape_util.h"
 #include "ir/infer/values.h"
 #include "tests/infer/infer_test_util.h"
+#include "tests/infer/raw_op.h"
 
 namespace mgedump::test {
 namespace {
@@ -54,6 +55,57 @@ TEST(InferFastPaths, TwoInputBroadcastAgreesWithTheGeneralWalk) {
     // 84 shapes: both outcomes occur many times.
     EXPECT_GT(compared, 1000u);
     EXPECT_GT(refused, 1000u);
+}
+
+// Most Elemwise operators take a common case (one dtype, known shapes, no value
+// to compute) before the general rule. Whatever the general rule refuses or
+// computes must still reach it: each case below is decided by one of its
+// checks, and the facts are MegEngine's (basic_arith.cpp, elemwise/opr_impl.cpp).
+TEST(InferFastPaths, TheCommonElemwiseCaseLeavesRefusalsAndValuesToTheRule) {
+    GraphBuilder b;
+    const VarId x = b.input("x", F32, {2, 3}), row = b.input("row", F32, {3});
+    const VarId xi = b.input("xi", I32, {2, 3}), flag = b.input("flag", BOOL, {2, 3});
+    const VarId q = b.input("q", qs8(0.5f), {2, 3});
+
+    // Taken by the common case: one input, equal shapes, a broadcast.
+    EXPECT_EQ(shape_of(b, b.op("Elemwise", {x}, {{"mode", "RELU"}})), (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(shape_of(b, b.op("Elemwise", {x, x}, {{"mode", "MUL"}})), (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(shape_of(b, b.op("Elemwise", {row, x}, {{"mode", "ADD"}})), (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(dtype_of(b, b.op("Elemwise", {flag, flag}, {{"mode", "AND"}})), BOOL);
+    EXPECT_EQ(dtype_of(b, b.op("Elemwise", {xi}, {{"mode", "ABS"}})), I32);
+
+    // A MarkNoBroadcastElemwise input of the output's shape is fine; broadcast, refused.
+    const VarId marked_row = b.op("MarkNoBroadcastElemwise", {row});
+    const VarId marked_x = b.op("MarkNoBroadcastElemwise", {x});
+    EXPECT_EQ(shape_of(b, b.op("Elemwise", {marked_x, row}, {{"mode", "ADD"}})), (std::vector<uint32_t>{2, 3}));
+    expect_refused([&] { b.op("Elemwise", {x, marked_row}, {{"mode", "ADD"}}); },
+                   "comes from MarkNoBroadcastElemwise");
+
+    // The refusals: arity, the modes only ElemwiseMultiType runs, dtype
+    // categories, mixed dtypes, quantized modes, shapes that do not broadcast
+    // (raw_op: without the dtype promotion the builder applies as MegEngine's
+    // make does).
+    expect_refused([&] { raw_op(b, "Elemwise", {x, x, x}, {{"mode", "ADD"}}); }, "takes 2 inputs, has 3");
+    expect_refused([&] { raw_op(b, "Elemwise", {x}, {{"mode", "ADD"}}); }, "takes 2 inputs, has 1");
+    expect_refused([&] { raw_op(b, "Elemwise", {x, x}, {{"mode", "NEQ"}}); }, "use ElemwiseMultiType");
+    expect_refused([&] { raw_op(b, "Elemwise", {xi}, {{"mode", "SQRT"}}); }, "does not take int inputs");
+    expect_refused([&] { raw_op(b, "Elemwise", {flag}, {{"mode", "RELU"}}); }, "does not take bool inputs (Bool)");
+    expect_refused([&] { raw_op(b, "Elemwise", {x, xi}, {{"mode", "ADD"}}); }, "must share one dtype");
+    expect_refused([&] { raw_op(b, "Elemwise", {q, q}, {{"mode", "MUL"}}); }, "does not take quantized inputs");
+    EXPECT_EQ(dtype_of(b, b.op("Elemwise", {q, q}, {{"mode", "ADD"}})), qs8(0.5f));
+    const VarId col = b.input("col", F32, {2});
+    expect_refused([&] { raw_op(b, "Elemwise", {x, col}, {{"mode", "ADD"}}); }, "do not broadcast");
+
+    // Values: two constants give the sum; a constant and an input give none.
+    const VarId two = b.constant<int32_t>({2}, {1, 2}), ten = b.constant<int32_t>({2}, {10, 20});
+    const VarId sum = b.op("Elemwise", {two, ten}, {{"mode", "ADD"}});
+    EXPECT_EQ(value_of(b, sum), (std::vector<double>{11, 22}));
+    const VarId pair = b.input("pair", I32, {2});
+    const VarId unknown = b.op("Elemwise", {two, pair}, {{"mode", "ADD"}});
+    EXPECT_FALSE(has_value(b, unknown));
+    EXPECT_EQ(shape_of(b, unknown), (std::vector<uint32_t>{2}));
+    EXPECT_EQ(value_of(b, b.op("Elemwise", {b.op("Elemwise", {two}, {{"mode", "NEGATE"}})}, {{"mode", "ABS"}})),
+              (std::vector<double>{1, 2}));
 }
 
 // Field lookups are cached by (param table, name literal): the same literal read
