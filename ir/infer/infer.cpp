@@ -16,30 +16,6 @@
 namespace mgedump::ir {
 namespace {
 
-// The rules by operator type, and which of them give each output its tensor's
-// dtype and shape (InferRuleEntry::outputs_are_tensors).
-struct RuleTable {
-    std::vector<InferRule> rules;
-    std::vector<uint8_t> outputs_are_tensors;
-};
-
-const RuleTable& rule_table() {
-    static const RuleTable table = [] {
-        RuleTable t{std::vector<InferRule>(op_defs().size(), nullptr), std::vector<uint8_t>(op_defs().size(), 0)};
-        for (auto family : {io_infer_rules(), elemwise_infer_rules(), conv_infer_rules(), image_infer_rules(),
-                            nn_infer_rules(), misc_infer_rules(), shape_infer_rules(), indexing_infer_rules()})
-            for (const InferRuleEntry& e : family) {
-                const OpTypeId id = find_op(e.op);
-                if (!id.valid()) throw Error(fmt::format("inference rules: no operator '{}' in the registry", e.op));
-                if (t.rules[id.value]) throw Error(fmt::format("inference rules: two rules for '{}'", e.op));
-                t.rules[id.value] = e.rule;
-                t.outputs_are_tensors[id.value] = e.outputs_are_tensors;
-            }
-        return t;
-    }();
-    return table;
-}
-
 // Until an operator has a rule: its outputs take the config dtype or the first
 // input's, with no shape (what mgedump knew before inference existed).
 void unknown_outputs(InferContext& ctx) {
@@ -48,11 +24,46 @@ void unknown_outputs(InferContext& ctx) {
     for (size_t k = 0; k < ctx.nr_outputs(); ++k) ctx.set_output(k, d, Shape{});
 }
 
+// An operator type's rule, and whether it gives each output its tensor's dtype
+// and shape (InferRuleEntry::outputs_are_tensors). One entry per type, so that
+// the walk reads both with one bounds check.
+struct RuleSlot {
+    InferRule rule = unknown_outputs;
+    bool outputs_are_tensors = false;
+};
+
+struct RuleTable {
+    std::vector<RuleSlot> slots;
+
+    // A type past the registry (a hand-edited file) has no rule.
+    const RuleSlot& of(OpTypeId type) const {
+        static const RuleSlot none;
+        return type.value < slots.size() ? slots[type.value] : none;
+    }
+};
+
+const RuleTable& rule_table() {
+    static const RuleTable table = [] {
+        RuleTable t{std::vector<RuleSlot>(op_defs().size())};
+        for (auto family : {io_infer_rules(), elemwise_infer_rules(), conv_infer_rules(), image_infer_rules(),
+                            nn_infer_rules(), misc_infer_rules(), shape_infer_rules(), indexing_infer_rules()})
+            for (const InferRuleEntry& e : family) {
+                const OpTypeId id = find_op(e.op);
+                if (!id.valid()) throw Error(fmt::format("inference rules: no operator '{}' in the registry", e.op));
+                RuleSlot& slot = t.slots[id.value];
+                if (slot.rule != unknown_outputs)
+                    throw Error(fmt::format("inference rules: two rules for '{}'", e.op));
+                slot = {e.rule, e.outputs_are_tensors};
+            }
+        return t;
+    }();
+    return table;
+}
+
 }  // namespace
 
 bool has_infer_rule(OpTypeId type) {
-    const auto& t = rule_table().rules;
-    return type.valid() && type.value < t.size() && t[type.value] != nullptr;
+    return type.valid() && rule_table().of(type).rule != unknown_outputs;
 }
 
 void InferState::resize(size_t vars) {
@@ -94,13 +105,12 @@ Shape InferState::shape(const Graph& g, VarId v) const {
 
 namespace {
 
+// Inlined into the walks: as a call it was a sixth of the dispatch.
 template <class... Checked>
-void infer_with(const std::vector<InferRule>& rules, const Graph& g, OprId o, InferState& state,
-                Checked... checked) {
-    const OpTypeId type = g.oprs.type[o.value];
+[[gnu::always_inline]] inline void infer_with(InferRule rule, const Graph& g, OprId o, InferState& state,
+                                              Checked... checked) {
     InferContext ctx(g, o, state, checked...);
-    InferRule rule = type.value < rules.size() ? rules[type.value] : nullptr;
-    (rule ? rule : unknown_outputs)(ctx);
+    rule(ctx);
     if (!ctx.outputs_done())
         throw Error(fmt::format("inference rule of {} left an output unset", ctx.def().name));
 }
@@ -132,15 +142,13 @@ bool inputs_inside_var_table(const Graph& g);
 template <class Order>
 void walk(const RuleTable& table, const Graph& g, const Order& order, InferState& state) {
     if (!inputs_inside_var_table(g)) {
-        for (OprId o : order) infer_with(table.rules, g, o, state);
+        for (OprId o : order) infer_with(table.of(g.oprs.type[o.value]).rule, g, o, state);
         return;
     }
     for (OprId o : order) {
-        const OpTypeId type = g.oprs.type[o.value];
-        if (type.value < table.outputs_are_tensors.size() && table.outputs_are_tensors[type.value] &&
-            write_tensor_output(g, o, state))
-            continue;
-        infer_with(table.rules, g, o, state, InferContext::InputsChecked{});
+        const RuleSlot& slot = table.of(g.oprs.type[o.value]);
+        if (slot.outputs_are_tensors && write_tensor_output(g, o, state)) continue;
+        infer_with(slot.rule, g, o, state, InferContext::InputsChecked{});
     }
 }
 
@@ -167,7 +175,7 @@ bool inputs_inside_var_table(const Graph& g) {
 
 void infer_operator(const Graph& g, OprId o, InferState& state) {
     if (state.dtypes.size() < g.vars.size()) state.adopt(g);
-    infer_with(rule_table().rules, g, o, state);
+    infer_with(rule_table().of(g.oprs.type[o.value]).rule, g, o, state);
 }
 
 InferState infer_graph(const Graph& g, std::span<const OprId> order) {
