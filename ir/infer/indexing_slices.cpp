@@ -69,10 +69,8 @@ IndexItems index_items(std::span<const IndexDescMaskItem> masks, size_t first) {
 std::vector<size_t> sorted_order(std::span<const IndexItem> items) {
     std::vector<size_t> order(items.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), [&](size_t l, size_t r) {
-        const int32_t a0 = items[l].axis, a1 = items[r].axis;
-        return (a0 < 0) == (a1 < 0) ? a0 > a1 : a0 < 0;
-    });
+    std::sort(order.begin(), order.end(),
+              [&](size_t l, size_t r) { return before_in_megengine_order(items[l], items[r]); });
     return order;
 }
 
@@ -82,29 +80,38 @@ std::vector<size_t> megdnn_order(std::span<const IndexItem> items) {
     return order;
 }
 
-void remove_axes(Shape& shape, std::vector<int64_t>& strides, std::span<const uint32_t> axes) {
+void remove_axes(Shape& shape, std::span<int64_t> strides, std::span<const uint32_t> axes) {
     Shape s;
-    std::vector<int64_t> st;
     for (uint32_t a = 0; a < shape.ndim; ++a) {
         if (std::find(axes.begin(), axes.end(), a) != axes.end()) continue;
+        // s.ndim <= a: the kept strides move towards the front, in place.
+        strides[s.ndim] = strides[a];
         s.dim[s.ndim++] = shape.dim[a];
-        st.push_back(strides[a]);
     }
     if (s.ndim == 0) {
         s = Shape::of({1});
-        st = {1};
+        strides[0] = 1;
     }
     shape = s;
-    strides = std::move(st);
+}
+
+void remove_axes(Shape& shape, std::vector<int64_t>& strides, std::span<const uint32_t> axes) {
+    if (strides.empty()) strides.push_back(1);
+    remove_axes(shape, std::span<int64_t>(strides), axes);
+    strides.resize(shape.ndim);
+}
+
+void contiguous_strides(const Shape& s, std::span<int64_t> out) {
+    int64_t acc = 1;
+    for (uint32_t i = s.ndim; i-- > 0;) {
+        out[i] = acc;
+        acc *= s.dim[i];
+    }
 }
 
 std::vector<int64_t> contiguous_strides(const Shape& s) {
     std::vector<int64_t> st(s.ndim);
-    int64_t acc = 1;
-    for (uint32_t i = s.ndim; i-- > 0;) {
-        st[i] = acc;
-        acc *= s.dim[i];
-    }
+    contiguous_strides(s, st);
     return st;
 }
 

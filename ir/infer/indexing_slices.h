@@ -48,16 +48,24 @@ IndexItems index_items(std::span<const IndexDescMaskItem> masks, size_t first);
 
 // FancyIndexingHelper::init's order of the items (cmp_by_axis_rev): negative
 // axes first, then descending.
+inline bool before_in_megengine_order(const IndexItem& l, const IndexItem& r) {
+    return (l.axis < 0) == (r.axis < 0) ? l.axis > r.axis : l.axis < 0;
+}
 std::vector<size_t> sorted_order(std::span<const IndexItem> items);
 // The order MegDNN receives the vector indices in: the reverse of sorted_order
 // (ascending for axes of one sign).
 std::vector<size_t> megdnn_order(std::span<const IndexItem> items);
 
 // `shape` and its `strides` without `axes` (the scalar-indexed ones); all
-// removed leaves [1] (do_make_sub_spec's axis_to_remove).
+// removed leaves [1] (do_make_sub_spec's axis_to_remove). In place: `strides`
+// holds at least one stride per dim of `shape` (and at least one).
+void remove_axes(Shape& shape, std::span<int64_t> strides, std::span<const uint32_t> axes);
+// The same for strides in a vector, which keeps one per remaining dim.
 void remove_axes(Shape& shape, std::vector<int64_t>& strides, std::span<const uint32_t> axes);
 
-// Row-major strides of a contiguous shape, in elements.
+// Row-major strides of a contiguous shape, in elements: into `out` (at least
+// one per dim; inference's views keep them on the stack), or a new vector.
+void contiguous_strides(const Shape& s, std::span<int64_t> out);
 std::vector<int64_t> contiguous_strides(const Shape& s);
 
 // The element offsets of a strided view (`shape` with `strides` from `base`),

@@ -8,7 +8,9 @@
 // Set/IncrSubtensor only; the vector-indexing and one-hot operators (MegDNN
 // kernels) have none, so their outputs never have a static value.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <span>
 #include <variant>
 
 #include "ir/infer/indexing_slices.h"
@@ -62,11 +64,16 @@ std::optional<int64_t> scalar_index(const InferContext& ctx, int i) {
 
 // The input after the slices (and, for the Subtensor family, the scalar
 // indices as slices of 1), as a strided view of the input.
+// On the stack: a Subtensor of a shape vector allocated its strides, axes and
+// item order four times, most of inferring one.
 struct View {
     Shape shape;
-    std::vector<int64_t> strides;
+    std::array<int64_t, kMaxNdim> strides{};
     int64_t base = 0;
-    std::vector<uint32_t> idx_axes;  // normalized axes of the index items
+    std::array<uint32_t, kMaxNdim> idx_axes{};  // normalized axes of the index items
+    uint32_t nr_idx_axes = 0;
+
+    std::span<const int64_t> view_strides() const { return {strides.data(), shape.ndim}; }
 };
 
 enum class IdxMode {
@@ -78,13 +85,19 @@ enum class IdxMode {
 // false when a value the view needs is not known.
 bool apply_items(const InferContext& ctx, const std::vector<IndexItem>& items, const Shape& in, IdxMode mode, View& out) {
     out.shape = in;
-    out.strides = indexing::contiguous_strides(in);
+    indexing::contiguous_strides(in, out.strides);
     out.base = 0;
-    out.idx_axes.clear();
-    std::vector<bool> seen(in.ndim, false);
+    out.nr_idx_axes = 0;
+    std::array<bool, kMaxNdim> seen{};
+    // parse_items refuses kMaxNdim items or more.
+    if (items.size() > kMaxNdim) ctx.fail("has {} index items; at most {} fit a shape", items.size(), kMaxNdim);
+    std::array<const IndexItem*, kMaxNdim> order{};
+    for (size_t k = 0; k < items.size(); ++k) order[k] = &items[k];
+    std::sort(order.begin(), order.begin() + items.size(),
+              [](const IndexItem* l, const IndexItem* r) { return indexing::before_in_megengine_order(*l, *r); });
     bool known = true;
-    for (size_t k : indexing::sorted_order(items)) {
-        const IndexItem& it = items[k];
+    for (size_t k = 0; k < items.size(); ++k) {
+        const IndexItem& it = *order[k];
         auto axis = normalize_axis(it.axis, in.ndim);
         if (!axis) ctx.fail("index item axis {} is out of range for an input of {} dims", it.axis, in.ndim);
         if (seen[*axis]) ctx.fail("two index items name axis {} of an input of {} dims", *axis, in.ndim);
@@ -92,7 +105,7 @@ bool apply_items(const InferContext& ctx, const std::vector<IndexItem>& items, c
         std::optional<int64_t> b, e, s;
         bool scalar = false;
         if (it.idx >= 0) {
-            out.idx_axes.push_back(*axis);
+            out.idx_axes[out.nr_idx_axes++] = *axis;
             if (mode == IdxMode::kVector) continue;
             scalar = true;
             std::optional<int64_t> v = scalar_index(ctx, it.idx);
@@ -121,7 +134,9 @@ bool apply_items(const InferContext& ctx, const std::vector<IndexItem>& items, c
 }
 
 // The view without the scalar-indexed axes.
-void remove_idx_axes(View& v) { indexing::remove_axes(v.shape, v.strides, v.idx_axes); }
+void remove_idx_axes(View& v) {
+    indexing::remove_axes(v.shape, v.strides, std::span<const uint32_t>(v.idx_axes.data(), v.nr_idx_axes));
+}
 
 // Subtensor: slices and scalar indices; the shape needs the slice values only.
 void subtensor(InferContext& ctx) {
@@ -129,20 +144,26 @@ void subtensor(InferContext& ctx) {
     const DType d = ctx.dtype(0);
     const std::vector<IndexItem> items = parse_items(ctx, 1);
     const Shape& in = ctx.shape(0);
+    if (!in.known()) {
+        ctx.set_output(0, d, Shape{});
+        return;
+    }
+    // With every index known, the real view is the one the shape inference
+    // would find (it reads an unknown index as 0, and there is none): one walk
+    // over the items, not two.
+    const StaticValue* v = ctx.value(0);
     View view;
-    if (!in.known() || !apply_items(ctx, items, in, IdxMode::kScalarFake, view)) {
+    if (v && v->elems.size() == in.elements() && apply_items(ctx, items, in, IdxMode::kScalarReal, view)) {
+        remove_idx_axes(view);
+        const auto offsets = indexing::view_offsets(view.shape, view.view_strides(), view.base);
+        ctx.set_output_value(0, d, view.shape, indexing::gather(v->elems, offsets));
+        return;
+    }
+    if (!apply_items(ctx, items, in, IdxMode::kScalarFake, view)) {
         ctx.set_output(0, d, Shape{});
         return;
     }
     remove_idx_axes(view);
-    const StaticValue* v = ctx.value(0);
-    View real;
-    if (v && v->elems.size() == in.elements() && apply_items(ctx, items, in, IdxMode::kScalarReal, real)) {
-        remove_idx_axes(real);
-        ctx.set_output_value(0, d, real.shape,
-                             indexing::gather(v->elems, indexing::view_offsets(real.shape, real.strides, real.base)));
-        return;
-    }
     ctx.set_output(0, d, view.shape);
 }
 
@@ -176,7 +197,7 @@ void modify_subtensor(InferContext& ctx, bool incr) {
     const bool arith_ok = !incr || (d.valid && !dtype_is_quantized(d.type));
     if (x && y && arith_ok && x->elems.size() == in.elements() && y->elems.size() == view.shape.elements()) {
         std::vector<double> out = x->elems;
-        const auto offsets = indexing::view_offsets(view.shape, view.strides, view.base);
+        const auto offsets = indexing::view_offsets(view.shape, view.view_strides(), view.base);
         for (size_t j = 0; j < offsets.size(); ++j) {
             double& dst = out[static_cast<size_t>(offsets[j])];
             dst = incr ? store_as(d.type, dst + y->elems[j]) : y->elems[j];
