@@ -121,7 +121,8 @@ template <class... Checked>
 // context and a rule call were a tenth of the walk's instructions. Anything
 // else (several tensors, a count that does not match, more dims than a shape
 // holds) returns false and takes the rule, which refuses it with its message.
-bool write_tensor_output(const Graph& g, OprId o, InferState& state) {
+// Inlined into the walk, like the rule call.
+[[gnu::always_inline]] inline bool write_tensor_output(const Graph& g, OprId o, InferState& state) {
     const Range outs = g.oprs.outputs[o.value], tensors = g.oprs.tensors[o.value];
     if (outs.count != 1 || tensors.count != 1 || outs.begin >= state.dtypes.size()) return false;
     const std::span<const uint32_t> dims = g.tensor_shape(TensorId(tensors.begin));
