@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "ir/error.h"
+#include "ir/infer/known_op_types.h"
 #include "ir/op_registry.h"
 
 namespace mgedump::ir {
@@ -232,6 +233,9 @@ constexpr OpDef kOps[] = {
     op("CustomOpNode", "CustomOpNode", "CustomOpNode", "CustomOpNode", 0, kAny, kNoParams, kAny),
 };
 // clang-format on
+
+// The ids inference uses without a lookup (ir/infer/known_op_types.h).
+static_assert(kOps[kImmutableTensorType.value].name == "ImmutableTensor");
 
 // Every key find_op accepts, built once. A key naming two different operators
 // would make lookups ambiguous, so building the index rejects it.

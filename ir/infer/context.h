@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ir/infer.h"
+#include "ir/infer/known_op_types.h"
 #include "ir/op_registry.h"
 #include "ir/param_schema.h"
 
@@ -93,7 +94,7 @@ public:
         const uint32_t v = inputs_[i].value;
         if (const StaticValue* known = values_[v].get()) return known;
         // Only an ImmutableTensor's value is decoded late.
-        return g_.oprs.type[g_.vars.owner[v].value] == immutable_tensor_type() ? constant_input_value(i) : nullptr;
+        return g_.oprs.type[g_.vars.owner[v].value] == kImmutableTensorType ? constant_input_value(i) : nullptr;
     }
     // Input i's value when it has at most out.size() elements, copied into `out`
     // (returns the count), or -1 when not known or larger. Allocates nothing: a
@@ -103,7 +104,7 @@ public:
     // this for every input before paying for any value.
     bool may_have_value(size_t i) const {
         const uint32_t v = inputs_[i].value;
-        return values_[v] || g_.oprs.type[g_.vars.owner[v].value] == immutable_tensor_type();
+        return values_[v] || g_.oprs.type[g_.vars.owner[v].value] == kImmutableTensorType;
     }
     // "input 1 'w' Float32 [16,4,3,3]"
     std::string describe_input(size_t i) const;
@@ -192,10 +193,6 @@ private:
         dtypes_ = state_.dtypes.data();
         shapes_ = state_.shapes.data();
         values_ = state_.values.data();
-    }
-    static OpTypeId immutable_tensor_type() {
-        static const OpTypeId type = find_op("ImmutableTensor");
-        return type;
     }
     // Writes output k's dtype and marks it set; returns its var, whose shape and
     // value the caller writes.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ir/infer/known_op_types.h"
 #include "ir/op_registry.h"
 
 namespace mgedump::ir {
@@ -60,9 +61,8 @@ bool decode_into(DType dtype, Bytes bytes, uint64_t count, double* out) {
 
 // The tensor behind output `v` of an ImmutableTensor, or invalid.
 TensorId constant_tensor(const Graph& g, VarId v) {
-    static const OpTypeId immutable = find_op("ImmutableTensor");
     const OprId owner = g.vars.owner[v.value];
-    if (g.oprs.type[owner.value] != immutable) return TensorId();
+    if (g.oprs.type[owner.value] != kImmutableTensorType) return TensorId();
     // Output k of an ImmutableTensor is its tensor k (rules_io.cpp tensor_outputs).
     const uint32_t k = v.value - g.oprs.outputs[owner.value].begin;
     if (k >= g.oprs.tensors[owner.value].count) return TensorId();

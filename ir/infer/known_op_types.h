@@ -1,0 +1,13 @@
+// Operator types inference tells apart on every operator, as compile-time ids:
+// a function-local static looked up by name was a guard check per input of
+// every rule. ir/op_defs.cpp checks each against the registry at compile time.
+#pragma once
+
+#include "ir/ids.h"
+
+namespace mgedump::ir {
+
+// Its outputs' values are its tensors' bytes, decoded when a rule asks.
+inline constexpr OpTypeId kImmutableTensorType{1};
+
+}  // namespace mgedump::ir
