@@ -236,6 +236,7 @@ constexpr OpDef kOps[] = {
 
 // The ids inference uses without a lookup (ir/infer/known_op_types.h).
 static_assert(kOps[kImmutableTensorType.value].name == "ImmutableTensor");
+static_assert(kOps[kMarkNoBroadcastElemwiseType.value].name == "MarkNoBroadcastElemwise");
 
 // Every key find_op accepts, built once. A key naming two different operators
 // would make lookups ambiguous, so building the index rejects it.

@@ -9,5 +9,7 @@ namespace mgedump::ir {
 
 // Its outputs' values are its tensors' bytes, decoded when a rule asks.
 inline constexpr OpTypeId kImmutableTensorType{1};
+// Its output must not be broadcast by an Elemwise that reads it.
+inline constexpr OpTypeId kMarkNoBroadcastElemwiseType{89};
 
 }  // namespace mgedump::ir

@@ -10,6 +10,7 @@
 
 #include "ir/error.h"
 #include "ir/infer/elemwise_util.h"
+#include "ir/infer/known_op_types.h"
 #include "ir/infer/rules.h"
 #include "ir/infer/shape_util.h"
 #include "ir/infer/values.h"
@@ -112,8 +113,7 @@ bool same_bits(DType a, DType b) {
 // Whether `v` is the output of a MarkNoBroadcastElemwise: such an input must
 // not be broadcast (basic_arith.cpp:330, "declared to be non-broadcastable").
 [[gnu::always_inline]] inline bool marked_no_broadcast(const Graph& g, VarId v) {
-    static const OpTypeId mark = find_op("MarkNoBroadcastElemwise");
-    return g.oprs.type[g.vars.owner[v.value].value] == mark;
+    return g.oprs.type[g.vars.owner[v.value].value] == kMarkNoBroadcastElemwiseType;
 }
 
 // The output value, element by element, when every input value is known.
