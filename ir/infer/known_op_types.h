@@ -1,6 +1,7 @@
-// Operator types inference tells apart on every operator, as compile-time ids:
-// a function-local static looked up by name was a guard check per input of
-// every rule. ir/op_defs.cpp checks each against the registry at compile time.
+// Operator types inference tells apart in its hot paths (every input's value
+// check, every broadcasting Elemwise), as compile-time ids: a function-local
+// static looked up by name was a guard check each time. ir/op_defs.cpp checks
+// each against the registry at compile time.
 #pragma once
 
 #include "ir/ids.h"

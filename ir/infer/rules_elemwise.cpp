@@ -95,6 +95,12 @@ constexpr std::array<ModeTrait, kModeCount> kModeTraits = [] {
     return t;
 }();
 
+// Whether the mode has kernels for the float, int or Bool category `c` (never
+// for the others: quantized inputs have their own rule).
+bool mode_takes(const ModeTrait& t, Cat c) {
+    return c == Cat::Float ? t.allow_float : c == Cat::Int ? t.allow_int : c == Cat::Bool && t.allow_bool;
+}
+
 std::string allowed_categories(const ModeTrait& t) {
     std::string s;
     for (auto [ok, name] : {std::pair{t.allow_float, "float"}, {t.allow_int, "int"}, {t.allow_bool, "Bool"}})
@@ -201,11 +207,8 @@ bool infer_common_elemwise(InferContext& ctx, int mode) {
     const DType dt = ctx.dtype(0);
     if (!dt.valid) return false;
     const Cat c = category(dt.type);
-    const bool allowed = c == Cat::Float ? trait.allow_float
-                         : c == Cat::Int ? trait.allow_int
-                                         : c == Cat::Bool && trait.allow_bool;
     const Shape& a = ctx.shape(0);
-    if (!allowed || !a.known()) return false;
+    if (!mode_takes(trait, c) || !a.known()) return false;
     if (n == 1) {
         if (ctx.may_have_value(0)) return false;
         ctx.set_output(0, dt, a);
@@ -268,10 +271,7 @@ bool infer_common_elemwise(InferContext& ctx, int mode) {
     }
     if (dt.valid) {
         const Cat c = category(dt.type);
-        const bool ok = c == Cat::Float  ? trait.allow_float
-                        : c == Cat::Int  ? trait.allow_int
-                        : c == Cat::Bool ? trait.allow_bool
-                                         : false;
+        const bool ok = mode_takes(trait, c);
         if (c == Cat::Quantized) {
             // basic_arith.cpp:128: "Only ADD, SUB, NEGATE, RELU, MAX and MIN is
             // guaranteed to be supported on Elemwise for quantized DType".
