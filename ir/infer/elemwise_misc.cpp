@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ir/infer/elemwise_util.h"
+#include "ir/infer/known_op_types.h"
 #include "ir/infer/shape_util.h"
 #include "ir/infer/values.h"
 
@@ -128,9 +129,8 @@ std::optional<double> scalar_value(const DTypeScalar& s) {
 void infer_add_update(InferContext& ctx) {
     ctx.expect_inputs(2, 2);
     const Graph& g = ctx.graph();
-    static const OpTypeId immutable = find_op("ImmutableTensor");
     // basic_arith.cpp:853: "AddUpdate cannot be applied on ImmutableTensor".
-    if (g.oprs.type[g.vars.owner[ctx.input(0).value].value] == immutable)
+    if (g.oprs.type[g.vars.owner[ctx.input(0).value].value] == kImmutableTensorType)
         ctx.fail(
             "AddUpdate cannot update input 0: it is a constant (ImmutableTensor); use a SharedDeviceTensor");
     const Shape& dest = ctx.shape(0);

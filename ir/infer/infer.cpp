@@ -37,7 +37,7 @@ struct RuleTable {
 
     // A type past the registry (a hand-edited file) has no rule.
     const RuleSlot& of(OpTypeId type) const {
-        static const RuleSlot none;
+        static constexpr RuleSlot none;
         return type.value < slots.size() ? slots[type.value] : none;
     }
 };
