@@ -78,7 +78,12 @@ inline constexpr uint64_t kMaxStaticValueElements = 4096;
 struct InferState {
     std::vector<DType> dtypes;
     std::vector<Shape> shapes;
-    std::vector<std::shared_ptr<const StaticValue>> values;
+    // Plain pointers, owned by value_pool: a table of shared_ptrs was zeroed and
+    // destroyed 16 bytes per var for the few vars that have a value (a tenth of
+    // inferring an operator-heavy graph). A pooled value lives as long as the
+    // state (and its copies, which share the pool's values).
+    std::vector<const StaticValue*> values;
+    std::vector<std::shared_ptr<const StaticValue>> value_pool;
 
     // Per-operator working space, reused from operator to operator (allocating it
     // per operator was most of the cost of inferring an operator-heavy graph):
@@ -97,8 +102,13 @@ struct InferState {
     void adopt_var(const Graph& g, VarId v);
     // The value inference computed for `v`, or null; a constant's value is
     // decoded only once a rule reads it (InferContext::value), so may be null here.
-    const StaticValue* value(VarId v) const {
-        return v.value < values.size() ? values[v.value].get() : nullptr;
+    const StaticValue* value(VarId v) const { return v.value < values.size() ? values[v.value] : nullptr; }
+    // Keeps `value` (may be null) for as long as the state lives; returns the
+    // pointer for `values`.
+    const StaticValue* keep(std::shared_ptr<const StaticValue> value) {
+        if (!value) return nullptr;
+        value_pool.push_back(std::move(value));
+        return value_pool.back().get();
     }
     // The inferred dtype, else the graph's.
     DType dtype(const Graph& g, VarId v) const;

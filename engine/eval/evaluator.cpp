@@ -27,7 +27,7 @@ void record_value(ir::InferState& state, ir::VarId v, const Tensor& t) {
     if (t.empty() || t.elements() > ir::kMaxStaticValueElements || !ir::value_tracked(t.dtype())) return;
     auto value = std::make_shared<ir::StaticValue>();
     value->elems = to_doubles(t);
-    state.values[v.value] = std::move(value);
+    state.values[v.value] = state.keep(std::move(value));
 }
 
 std::string output_name(const ir::Graph& g, size_t i) {

@@ -44,11 +44,12 @@ void InferContext::fail_output_index(size_t k) const {
 thread_local std::array<FieldCacheSlot, 256> infer_field_cache{};
 
 // The table's description is looked up only on a miss.
-int fill_field_cache(ParamTableId table, FieldName field) {
+const FieldCacheSlot& fill_field_cache(ParamTableId table, FieldName field) {
     FieldCacheSlot& slot = field_cache_slot(table, field);
-    const int index = find_field(param_table(table), field.name);
-    slot = {field.name.data(), table.value, index};
-    return index;
+    const ParamTableDesc& desc = param_table(table);
+    const int index = find_field(desc, field.name);
+    slot = {field.name.data(), table.value, index, index >= 0 ? desc.fields[index].enum_type : nullptr};
+    return slot;
 }
 
 void InferContext::fail_no_field(const ParamValue& p, FieldName name) const {
@@ -78,25 +79,27 @@ const std::vector<int32_t>& InferContext::ints_field(FieldName name, size_t tabl
 
 std::string_view InferContext::enum_field(FieldName name, size_t table) const {
     const ParamValue& p = param(table);
-    const ParamTableDesc& t = param_table(p.table);
-    const int idx = cached_field_index(p.table, name);
-    if (idx < 0 || !t.fields[idx].enum_type)
-        throw Error(fmt::format("inference rule of {}: param {} has no enum field '{}'", def().name, t.name, name));
+    const FieldCacheSlot& slot = cached_field(p.table, name);
+    const int idx = slot.index;
+    if (!slot.enum_type || static_cast<size_t>(idx) >= p.fields.size()) [[unlikely]]
+        throw Error(fmt::format("inference rule of {}: param {} has no enum field '{}'", def().name,
+                                param_table(p.table).name, name));
+    const EnumDesc& type = *slot.enum_type;
     const int64_t value = std::get<int64_t>(p.fields[idx]);
-    const EnumMember* m = find_enum_member(*t.fields[idx].enum_type, static_cast<uint32_t>(value));
-    if (!m) fail("param {}.{} = {} is not a {} member", t.name, name, value, t.fields[idx].enum_type->name);
+    const EnumMember* m = find_enum_member(type, static_cast<uint32_t>(value));
+    if (!m) fail("param {}.{} = {} is not a {} member", param_table(p.table).name, name, value, type.name);
     return m->name;
 }
 
 const StaticValue* InferContext::constant_input_value(size_t i) const {
-    std::shared_ptr<const StaticValue>& slot = values_[inputs_[i].value];
-    slot = constant_value(g_, inputs_[i]);
-    return slot.get();
+    const StaticValue*& slot = values_[inputs_[i].value];
+    slot = state_.keep(constant_value(g_, inputs_[i]));
+    return slot;
 }
 
 int InferContext::small_value(size_t i, std::span<double> out) const {
     const uint32_t v = inputs_[i].value;
-    if (const StaticValue* known = values_[v].get()) {
+    if (const StaticValue* known = values_[v]) {
         if (known->elems.size() > out.size()) return -1;
         std::copy(known->elems.begin(), known->elems.end(), out.begin());
         return static_cast<int>(known->elems.size());

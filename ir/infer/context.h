@@ -38,17 +38,21 @@ struct FieldCacheSlot {
     const char* name;
     uint32_t table;
     int32_t index;
+    // The field's enum, or null (not an enum field, or no such field): kept
+    // here, enum_field's lookup of the table's description for it was a third
+    // of reading an enum.
+    const EnumDesc* enum_type;
 };
 extern thread_local std::array<FieldCacheSlot, 256> infer_field_cache;
-int fill_field_cache(ParamTableId table, FieldName field);
+const FieldCacheSlot& fill_field_cache(ParamTableId table, FieldName field);
 inline FieldCacheSlot& field_cache_slot(ParamTableId table, FieldName field) {
     const auto key = reinterpret_cast<uintptr_t>(field.name.data());
     return infer_field_cache[((key >> 3) ^ (key >> 11) ^ (uint64_t{table.value} * 0x9E3779B1u)) & 255];
 }
-inline int cached_field_index(ParamTableId table, FieldName field) {
+inline const FieldCacheSlot& cached_field(ParamTableId table, FieldName field) {
     const FieldCacheSlot& slot = field_cache_slot(table, field);
     if (slot.name == field.name.data() && slot.table == table.value) [[likely]]
-        return slot.index;
+        return slot;
     return fill_field_cache(table, field);
 }
 
@@ -92,7 +96,7 @@ public:
     // Known value of input i, or null; a constant's is decoded here on first use (constant_value).
     const StaticValue* value(size_t i) const {
         const uint32_t v = inputs_[i].value;
-        if (const StaticValue* known = values_[v].get()) return known;
+        if (const StaticValue* known = values_[v]) return known;
         // Only an ImmutableTensor's value is decoded late.
         return g_.oprs.type[g_.vars.owner[v].value] == kImmutableTensorType ? constant_input_value(i) : nullptr;
     }
@@ -127,7 +131,7 @@ public:
     std::string_view enum_field(FieldName field, size_t table = 0) const;  // member name ("NCHW")
     const FieldValue& field(FieldName name, size_t table = 0) const {
         const ParamValue& p = param(table);
-        const int idx = cached_field_index(p.table, name);
+        const int idx = cached_field(p.table, name).index;
         if (idx < 0 || static_cast<size_t>(idx) >= p.fields.size()) [[unlikely]]
             fail_no_field(p, name);
         return p.fields[idx];
@@ -147,9 +151,14 @@ public:
         forget_value(v);
     }
     void set_output(size_t k, DType dtype, const Shape& shape, std::shared_ptr<const StaticValue> value) {
+        set_output_kept(k, dtype, shape, state_.keep(std::move(value)));
+    }
+    // Output `k` with a value the state already keeps: an input's (value(i)),
+    // passed on without a copy.
+    void set_output_kept(size_t k, DType dtype, const Shape& shape, const StaticValue* kept) {
         const uint32_t v = claim_output(k, dtype);
         shapes_[v] = shape;
-        values_[v] = std::move(value);
+        values_[v] = kept;
     }
     // Output `k` with the dims of a tensor (a graph's dims table), written in
     // place (write_dims).
@@ -205,10 +214,7 @@ private:
         return v;
     }
     // A var set again (a builder re-inferring) drops the value it had.
-    void forget_value(uint32_t v) {
-        if (values_[v]) [[unlikely]]
-            values_[v].reset();
-    }
+    void forget_value(uint32_t v) { values_[v] = nullptr; }
     [[noreturn]] void fail_missing_input(size_t i) const;
     [[noreturn]] void fail_no_field(const ParamValue& p, FieldName name) const;
     // int_field of a field held as another alternative (unsigned, a double), or its refusal.
@@ -237,7 +243,7 @@ private:
     // access was one load more, repeated after each store a rule made.
     DType* dtypes_ = nullptr;
     Shape* shapes_ = nullptr;
-    std::shared_ptr<const StaticValue>* values_ = nullptr;
+    const StaticValue** values_ = nullptr;
 };
 
 using InferRule = void (*)(InferContext&);

@@ -131,7 +131,7 @@ template <class... Checked>
     state.dtypes[v] = g.tensors.dtype[tensors.begin];
     InferContext::write_dims(state.shapes[v], dims);
     // As InferContext::set_output_dims: a var set again drops the value it had.
-    if (state.values[v]) state.values[v].reset();
+    state.values[v] = nullptr;
     return true;
 }
 

@@ -23,11 +23,7 @@ DType dtype_param(const InferContext& ctx, FieldName field) {
 
 // ForwardInputToOutput (src/opr/impl/internal/identical_fwd.cpp:145) and Copy
 // (io.cpp:773): input 0's shape, and its value when that is known.
-void forward_input(InferContext& ctx) {
-    std::shared_ptr<const StaticValue> v;
-    if (const StaticValue* iv = ctx.value(0)) v = std::make_shared<const StaticValue>(*iv);
-    ctx.set_output(0, ctx.dtype(0), ctx.shape(0), std::move(v));
-}
+void forward_input(InferContext& ctx) { ctx.set_output_kept(0, ctx.dtype(0), ctx.shape(0), ctx.value(0)); }
 
 // PersistentOutputStorage (SingleCNIOSameShapeOperatorNodeBase): the shape, but
 // no value inference.
