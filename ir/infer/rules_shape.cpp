@@ -42,9 +42,18 @@ std::optional<Shape> shape_value(const InferContext& ctx, size_t i, std::optiona
     for (uint32_t k = 0; k < out.ndim; ++k) {
         const double x = elems[k];
         if (free_axis && *free_axis == k) continue;
+        // A dim is a small non-negative integer: one conversion back tells
+        // (cheaper than floor, which x86-64's baseline does in a dozen steps).
+        if (x >= 0 && x <= 4294967295.0) [[likely]] {
+            const auto dim = static_cast<uint32_t>(x);
+            if (static_cast<double>(dim) == x) {
+                out.dim[k] = dim;
+                continue;
+            }
+        }
         if (x != std::floor(x)) ctx.fail("the shape tensor (input {}) holds {} at {}, not an integer", i, x, k);
         if (x < 0) ctx.fail("the shape tensor (input {}) holds a negative dim {} at {}", i, x, k);
-        out.dim[k] = static_cast<uint32_t>(x);
+        ctx.fail("the shape tensor (input {}) holds {} at {}; mgedump holds dims up to 2^32 - 1", i, x, k);
     }
     return out;
 }
@@ -193,27 +202,33 @@ void dimshuffle(InferContext& ctx) {
         return;
     }
     if (in.ndim != ndim) ctx.fail("ndim is {}, the input has {} dims", ndim, in.ndim);
-    std::vector<bool> used(in.ndim, false);
+    // On the stack (ndim <= kMaxNdim, checked above): three vectors per
+    // Dimshuffle were most of its cost in a transformer.
+    std::array<bool, kMaxNdim> used{};
     Shape out;
     out.ndim = static_cast<uint32_t>(pattern.size());
-    const std::vector<int64_t> in_strides = indexing::contiguous_strides(in);
-    std::vector<int64_t> strides(out.ndim, 0);
     for (uint32_t k = 0; k < out.ndim; ++k) {
         if (pattern[k] < 0) {
             out.dim[k] = 1;
         } else {
             used[pattern[k]] = true;
             out.dim[k] = in.dim[pattern[k]];
-            strides[k] = in_strides[pattern[k]];
         }
     }
     for (uint32_t i = 0; i < in.ndim; ++i)
         if (!used[i] && in.dim[i] != 1) ctx.fail("pattern drops axis {} of size {} (only axes of 1 may go)", i, in.dim[i]);
     const StaticValue* v = ctx.value(0);
-    if (v && v->elems.size() == in.elements())
-        ctx.set_output_value(0, d, out, indexing::gather(v->elems, indexing::view_offsets(out, strides, 0)));
-    else
+    if (!v || v->elems.size() != in.elements()) {
         ctx.set_output(0, d, out);
+        return;
+    }
+    // The output is the input viewed with its strides permuted (-1: stride 0).
+    std::array<int64_t, kMaxNdim> in_strides{}, strides{};
+    indexing::contiguous_strides(in, in_strides);
+    for (uint32_t k = 0; k < out.ndim; ++k)
+        if (pattern[k] >= 0) strides[k] = in_strides[pattern[k]];
+    ctx.set_output_value(0, d, out,
+                         indexing::gather(v->elems, indexing::view_offsets(out, {strides.data(), out.ndim}, 0)));
 }
 
 // AxisAddRemove: the descs in order; REMOVE takes an axis of 1 (the last dim of

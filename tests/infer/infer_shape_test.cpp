@@ -71,6 +71,10 @@ TEST(InferShape, ReshapeRefusals) {
     expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({2}, {3, 4})}, {{"axis", 2}}); },
                    "unspecified axis 2 is out of range");
     expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({2}, {-3, -4})}); }, "negative dim");
+    // A dim is a whole number, and mgedump's dims are 32 bits.
+    expect_refused([&] { b.op("Reshape", {x, b.constant<float>({2}, {2.5f, 4.8f})}); }, "2.5 at 0, not an integer");
+    expect_refused([&] { b.op("Reshape", {x, b.constant<float>({2}, {-2.5f, 4})}); }, "-2.5 at 0, not an integer");
+    expect_refused([&] { b.op("Reshape", {x, b.constant<float>({2}, {12, 5e9f})}); }, "at 1; mgedump holds dims up to");
     // helper.cpp copy_tensor_value_to_shape: a 1-dim shape tensor.
     expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({1, 2}, {3, 4})}); }, "must be 1-dim");
 }
