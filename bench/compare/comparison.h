@@ -37,6 +37,11 @@ struct ComparisonRow {
     // var table); `make` is that: the import or build, inference included.
     double inference_s = 0, make_s = 0;
     std::optional<double> onnx_s;
+    // The median sample of a method that does nothing: what reading the clock
+    // adds to every sample (thread CPU time is a system call on this VM, about
+    // 0.7 µs, a tenth of a small model's inference). Measured in the same
+    // rounds and taken off every median above.
+    double clock_s = 0;
 };
 
 enum class Clock { Wall, ThreadCpu };

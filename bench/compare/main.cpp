@@ -70,7 +70,7 @@ int run(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
 
     const Clock clock = clock_name == "wall" ? Clock::Wall : Clock::ThreadCpu;
-    std::cout << fmt::format("Medians of {} interleaved rounds, {} time.\n\n", rounds,
+    std::cout << fmt::format("Medians of {} interleaved rounds, {} time, less the clock's own cost (clock µs).\n\n", rounds,
                              clock == Clock::Wall ? "wall" : "thread CPU");
     std::vector<ComparisonRow> rows;
     for (const std::string& spec : models) {
