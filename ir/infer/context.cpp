@@ -77,7 +77,7 @@ const std::vector<int32_t>& InferContext::ints_field(FieldName name, size_t tabl
     throw Error(fmt::format("inference rule of {}: field '{}' is not an int list", def().name, name));
 }
 
-std::string_view InferContext::enum_field(FieldName name, size_t table) const {
+std::string_view InferContext::enum_field_general(FieldName name, size_t table) const {
     const ParamValue& p = param(table);
     const FieldCacheSlot& slot = cached_field(p.table, name);
     const int idx = slot.index;
@@ -123,9 +123,8 @@ void InferContext::fail_message(const std::string& rule) const {
                                     : fmt::format("{}: {} ({})", describe_opr(g_, o_), rule, inputs));
 }
 
-void InferContext::expect_inputs(size_t lo, size_t hi) const {
+void InferContext::fail_input_count(size_t lo, size_t hi) const {
     const size_t n = inputs_.size();
-    if (n >= lo && n <= hi) return;
     if (lo == hi) fail("takes {} input{}, has {}", lo, lo == 1 ? "" : "s", n);
     fail("takes {} to {} inputs, has {}", lo, hi, n);
 }

@@ -8,8 +8,10 @@
 
 #include <array>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "ir/infer.h"
@@ -128,7 +130,20 @@ public:
     }
     double float_field(FieldName field, size_t table = 0) const;
     const std::vector<int32_t>& ints_field(FieldName field, size_t table = 0) const;
-    std::string_view enum_field(FieldName field, size_t table = 0) const;  // member name ("NCHW")
+    // The member's name ("NCHW"). Inline for the common case, an enum whose
+    // members are numbered in order (a call and the general lookup were most of
+    // a read, and MatrixMul or Reduce read two or three each).
+    std::string_view enum_field(FieldName name, size_t table = 0) const {
+        const ParamValue& p = param(table);
+        const FieldCacheSlot& slot = cached_field(p.table, name);
+        if (slot.enum_type && static_cast<size_t>(slot.index) < p.fields.size()) [[likely]] {
+            const std::span<const EnumMember> members = slot.enum_type->members;
+            const int64_t* v = std::get_if<int64_t>(&p.fields[slot.index]);
+            if (v && static_cast<uint64_t>(*v) < members.size() && members[*v].value == *v) [[likely]]
+                return members[*v].name;
+        }
+        return enum_field_general(name, table);
+    }
     const FieldValue& field(FieldName name, size_t table = 0) const {
         const ParamValue& p = param(table);
         const int idx = cached_field(p.table, name).index;
@@ -188,7 +203,10 @@ public:
     [[noreturn]] void fail_message(const std::string& rule) const;
 
     // Checks the input count against [lo, hi] with MegEngine's reason.
-    void expect_inputs(size_t lo, size_t hi) const;
+    void expect_inputs(size_t lo, size_t hi) const {
+        if (inputs_.size() < lo || inputs_.size() > hi) [[unlikely]]
+            fail_input_count(lo, hi);
+    }
 
     bool outputs_done() const {
         const uint64_t all = outputs_.count >= 64 ? ~uint64_t{0} : (uint64_t{1} << outputs_.count) - 1;
@@ -216,6 +234,9 @@ private:
     // A var set again (a builder re-inferring) drops the value it had.
     void forget_value(uint32_t v) { values_[v] = nullptr; }
     [[noreturn]] void fail_missing_input(size_t i) const;
+    [[noreturn]] void fail_input_count(size_t lo, size_t hi) const;
+    // enum_field for the rest: members numbered otherwise, or its refusals.
+    std::string_view enum_field_general(FieldName name, size_t table) const;
     [[noreturn]] void fail_no_field(const ParamValue& p, FieldName name) const;
     // int_field of a field held as another alternative (unsigned, a double), or its refusal.
     int64_t int_of(const FieldValue& v, FieldName name) const;

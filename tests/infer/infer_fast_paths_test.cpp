@@ -293,5 +293,30 @@ TEST(InferFastPaths, TensorHoldersWrittenByTheWalkMatchTheirRule) {
     expect_refused([&] { (void)ir::infer_graph(bad, order); }, "has 0 tensors for 1 outputs");
 }
 
+// An enum field is read inline when its members are numbered in order (every
+// enum a rule reads): the member must be the one the value names, and a value no
+// member has must still be refused by the general lookup.
+TEST(InferFastPaths, AnEnumReadNamesItsMemberAndRefusesAValueNoMemberHas) {
+    GraphBuilder b;
+    const VarId c = b.constant<int32_t>({3}, {1, 5, 3});
+    auto reduce = [&](const char* mode) { return b.op("Reduce", {c}, {{"mode", mode}, {"axis", 0}}); };
+    // Reduce's value inference (reduce_helper.h): the mode picks the operation.
+    EXPECT_EQ(value_of(b, reduce("SUM")), (std::vector<double>{9}));
+    EXPECT_EQ(value_of(b, reduce("PRODUCT")), (std::vector<double>{15}));
+    EXPECT_EQ(value_of(b, reduce("MIN")), (std::vector<double>{1}));
+    EXPECT_EQ(value_of(b, reduce("MAX")), (std::vector<double>{5}));
+
+    // A loaded file can hold any number in the field.
+    ir::Graph& g = b.graph();
+    const ir::OpTypeId type = ir::find_op("Reduce");
+    const std::vector<VarId> inputs = {c};
+    const ir::OprId o = ir::append_op(
+        g, type, inputs, ir::make_params(ir::op_def(type), {{"mode", "SUM"}, {"axis", 0}}, "Reduce"), {});
+    ir::ParamValue& p = g.params[g.oprs.params[o.value].begin];
+    p.fields[ir::find_field(ir::param_table(p.table), "mode")] = int64_t{99};
+    ir::InferState state = b.inferred();
+    expect_refused([&] { ir::infer_operator(g, o, state); }, "mode = 99 is not a");
+}
+
 }  // namespace
 }  // namespace mgedump::test
