@@ -105,6 +105,14 @@ TEST(InferShape, DimshufflePermutesAndAddsAxes) {
     VarId c = b.constant<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6});
     VarId t = b.op("Dimshuffle", {c}, {{"pattern", std::vector<int32_t>{1, 0}}, {"ndim", 2}});
     EXPECT_EQ(value_of(b, t), (Vals{1, 4, 2, 5, 3, 6}));
+    // The value through a new axis (-1) and a dropped axis of 1: the same transpose.
+    VarId added = b.op("Dimshuffle", {c}, {{"pattern", std::vector<int32_t>{1, -1, 0}}, {"ndim", 2}});
+    EXPECT_EQ(shape_of(b, added), (Dims{3, 1, 2}));
+    EXPECT_EQ(value_of(b, added), (Vals{1, 4, 2, 5, 3, 6}));
+    VarId c3 = b.constant<int32_t>({2, 1, 3}, {1, 2, 3, 4, 5, 6});
+    VarId dropped = b.op("Dimshuffle", {c3}, {{"pattern", std::vector<int32_t>{2, 0}}, {"ndim", 3}});
+    EXPECT_EQ(shape_of(b, dropped), (Dims{3, 2}));
+    EXPECT_EQ(value_of(b, dropped), (Vals{1, 4, 2, 5, 3, 6}));
 }
 
 TEST(InferShape, DimshuffleRefusals) {
