@@ -38,6 +38,13 @@ size_t tracked_size(DTypeEnum t) {
 // Decodes `count` elements of a tracked dtype into `out`; false for an untracked
 // dtype or a byte count that does not match.
 bool decode_into(DType dtype, Bytes bytes, uint64_t count, double* out) {
+    // The common case, a shape or an index tensor, before the general switches:
+    // their branches were half the cost of reading a Reshape's target.
+    if (dtype.valid && dtype.type == DTypeEnum::Int32) {
+        if (bytes.size() != count * sizeof(int32_t)) return false;
+        decode_as<int32_t>(bytes, count, out);
+        return true;
+    }
     const size_t size = dtype.valid ? tracked_size(dtype.type) : 0;
     if (size == 0 || bytes.size() != count * size) return false;
     switch (dtype.type) {
@@ -108,15 +115,7 @@ int decode_small_constant(const Graph& g, VarId v, std::span<double> out) {
     const TensorId t = constant_tensor(g, v);
     if (!t.valid()) return -1;
     const auto stored = stored_elements(g, t, out.size());
-    if (!stored) return -1;
-    // The common case, a shape or an index tensor, before the general switch:
-    // its branches were half the cost of reading a Reshape's target.
-    if (stored->dtype.valid && stored->dtype.type == DTypeEnum::Int32) {
-        if (stored->bytes.size() != stored->count * sizeof(int32_t)) return -1;
-        decode_as<int32_t>(stored->bytes, stored->count, out.data());
-    } else if (!decode_into(stored->dtype, stored->bytes, stored->count, out.data())) {
-        return -1;
-    }
+    if (!stored || !decode_into(stored->dtype, stored->bytes, stored->count, out.data())) return -1;
     return static_cast<int>(stored->count);
 }
 
