@@ -52,18 +52,24 @@ std::string apply_slice(uint32_t size_ax_u, std::optional<int64_t> begin_opt, st
 
 IndexItems index_items(std::span<const IndexDescMaskItem> masks, size_t first) {
     IndexItems out;
+    out.items.resize(masks.size());
+    out.end = index_items(masks, first, out.items);
+    return out;
+}
+
+size_t index_items(std::span<const IndexDescMaskItem> masks, size_t first, std::span<IndexItem> out) {
     int next = static_cast<int>(first);
-    for (const IndexDescMaskItem& m : masks) {
-        IndexItem it;
+    for (size_t k = 0; k < masks.size(); ++k) {
+        const IndexDescMaskItem& m = masks[k];
+        IndexItem& it = out[k];
+        it = IndexItem{};
         it.axis = m.axis;
         if (m.begin) it.begin = next++;
         if (m.end) it.end = next++;
         if (m.step) it.step = next++;
         if (m.idx) it.idx = next++;
-        out.items.push_back(it);
     }
-    out.end = static_cast<size_t>(next);
-    return out;
+    return static_cast<size_t>(next);
 }
 
 std::vector<size_t> sorted_order(std::span<const IndexItem> items) {
@@ -116,24 +122,9 @@ std::vector<int64_t> contiguous_strides(const Shape& s) {
 }
 
 std::vector<int64_t> view_offsets(const Shape& shape, std::span<const int64_t> strides, int64_t base) {
-    const uint64_t n = shape.elements();
     std::vector<int64_t> out;
-    out.reserve(n);
-    if (n == 0) return out;
-    std::vector<uint32_t> idx(shape.ndim, 0);
-    int64_t off = base;
-    for (uint64_t k = 0; k < n; ++k) {
-        out.push_back(off);
-        // Odometer: bump the last axis, carrying into earlier ones.
-        for (uint32_t a = shape.ndim; a-- > 0;) {
-            if (++idx[a] < shape.dim[a]) {
-                off += strides[a];
-                break;
-            }
-            off -= strides[a] * static_cast<int64_t>(idx[a] - 1);
-            idx[a] = 0;
-        }
-    }
+    out.reserve(shape.elements());
+    for_each_view_offset(shape, strides, base, [&](int64_t off) { out.push_back(off); });
     return out;
 }
 
@@ -141,6 +132,14 @@ std::vector<double> gather(const std::vector<double>& src, std::span<const int64
     std::vector<double> out;
     out.reserve(offsets.size());
     for (int64_t o : offsets) out.push_back(src[static_cast<size_t>(o)]);
+    return out;
+}
+
+std::vector<double> gather_view(const std::vector<double>& src, const Shape& shape, std::span<const int64_t> strides,
+                                int64_t base) {
+    std::vector<double> out;
+    out.reserve(shape.elements());
+    for_each_view_offset(shape, strides, base, [&](int64_t off) { out.push_back(src[static_cast<size_t>(off)]); });
     return out;
 }
 

@@ -5,6 +5,7 @@
 // (rules_indexing.cpp) and the evaluator (engine/eval/indexing_items.cpp) read them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -45,6 +46,9 @@ struct IndexItems {
 // The items' inputs follow them from position `first` on, each item's begin,
 // end, step, idx in turn (IndexDescMaskDump::to_index_desc).
 IndexItems index_items(std::span<const IndexDescMaskItem> masks, size_t first);
+// The same into `out` (at least masks.size() entries), for a caller that keeps
+// the items on the stack; returns the position after the last input they take.
+size_t index_items(std::span<const IndexDescMaskItem> masks, size_t first, std::span<IndexItem> out);
 
 // FancyIndexingHelper::init's order of the items (cmp_by_axis_rev): negative
 // axes first, then descending.
@@ -68,11 +72,35 @@ void remove_axes(Shape& shape, std::vector<int64_t>& strides, std::span<const ui
 void contiguous_strides(const Shape& s, std::span<int64_t> out);
 std::vector<int64_t> contiguous_strides(const Shape& s);
 
-// The element offsets of a strided view (`shape` with `strides` from `base`),
-// in the view's row-major order.
+// Calls `visit(offset)` for each element of a strided view (`shape` with
+// `strides` from `base`), in the view's row-major order.
+template <class Visit>
+void for_each_view_offset(const Shape& shape, std::span<const int64_t> strides, int64_t base, Visit visit) {
+    const uint64_t n = shape.elements();
+    std::array<uint32_t, kMaxNdim> idx{};
+    int64_t off = base;
+    for (uint64_t k = 0; k < n; ++k) {
+        visit(off);
+        // Odometer: bump the last axis, carrying into earlier ones.
+        for (uint32_t a = shape.ndim; a-- > 0;) {
+            if (++idx[a] < shape.dim[a]) {
+                off += strides[a];
+                break;
+            }
+            off -= strides[a] * static_cast<int64_t>(idx[a] - 1);
+            idx[a] = 0;
+        }
+    }
+}
+
+// The element offsets of a strided view, in the view's row-major order.
 std::vector<int64_t> view_offsets(const Shape& shape, std::span<const int64_t> strides, int64_t base);
 
 // The view's elements of `src` (offsets from view_offsets).
 std::vector<double> gather(const std::vector<double>& src, std::span<const int64_t> offsets);
+// The same without the offsets in between (inference's values of Subtensor,
+// Broadcast, Dimshuffle and Split): the view's elements of `src`.
+std::vector<double> gather_view(const std::vector<double>& src, const Shape& shape, std::span<const int64_t> strides,
+                                int64_t base);
 
 }  // namespace mgedump::ir::indexing

@@ -25,26 +25,36 @@ const DType kInt32 = DType::of(DTypeEnum::Int32);
 
 using indexing::IndexItem;
 
+// An operator's index items, on the stack: parse_items refuses kMaxNdim or
+// more (a Subtensor's item list allocated twice, a tenth of inferring one).
+struct Items {
+    std::array<IndexItem, kMaxNdim> at;
+    size_t count = 0;
+
+    std::span<const IndexItem> all() const { return {at.data(), count}; }
+};
+
 // The items and the positions of their inputs (indexing::index_items), checked
 // as MegEngine's loader and FancyIndexingHelper check them.
-std::vector<IndexItem> parse_items(const InferContext& ctx, size_t first) {
+Items parse_items(const InferContext& ctx, size_t first) {
     const auto& masks = std::get<std::vector<IndexDescMaskItem>>(ctx.field("items"));
     // indexing_helper_sereg.h:43: the loader asserts nr_item < MAX_NDIM.
     if (masks.size() >= kMaxNdim)
         ctx.fail("has {} index items; MegEngine's loader takes at most {}", masks.size(), kMaxNdim - 1);
-    indexing::IndexItems parsed = indexing::index_items(masks, first);
+    Items parsed;
+    parsed.count = masks.size();
+    const size_t end = indexing::index_items(masks, first, parsed.at);
     for (size_t k = 0; k < masks.size(); ++k) {
         const IndexDescMaskItem& m = masks[k];
         const bool slice = m.begin || m.end || m.step;
         // indexing_helper.cpp:112: either a slice or an index, not both, not neither.
         if (m.idx == slice) ctx.fail("index item {} (axis {}) must give either an index or a slice", k, m.axis);
         for (size_t j = 0; j < k; ++j)
-            if (parsed.items[j].axis == m.axis) ctx.fail("index items name axis {} twice", m.axis);
+            if (parsed.at[j].axis == m.axis) ctx.fail("index items name axis {} twice", m.axis);
     }
-    if (parsed.end != ctx.nr_inputs())
-        ctx.fail("the index items take {} index inputs, the operator has {}", parsed.end - first,
-                 ctx.nr_inputs() - first);
-    return std::move(parsed.items);
+    if (end != ctx.nr_inputs())
+        ctx.fail("the index items take {} index inputs, the operator has {}", end - first, ctx.nr_inputs() - first);
+    return parsed;
 }
 
 // A scalar index input's value (static_cast_dtype_safe: integral); nullopt
@@ -58,8 +68,9 @@ std::optional<int64_t> scalar_index(const InferContext& ctx, int i) {
         ctx.fail("index input {} is Bool, which MegEngine can not read as an index", i);
     double x = 0;
     if (ctx.small_value(i, std::span<double>(&x, 1)) != 1) return std::nullopt;
-    if (x != std::floor(x)) ctx.fail("index input {} holds {}, not an integer", i, x);
-    return static_cast<int64_t>(x);
+    int64_t index;
+    if (!whole_number(x, index)) ctx.fail("index input {} holds {}, not an integer of 64 bits", i, x);
+    return index;
 }
 
 // The input after the slices (and, for the Subtensor family, the scalar
@@ -83,14 +94,12 @@ enum class IdxMode {
 };
 
 // false when a value the view needs is not known.
-bool apply_items(const InferContext& ctx, const std::vector<IndexItem>& items, const Shape& in, IdxMode mode, View& out) {
+bool apply_items(const InferContext& ctx, std::span<const IndexItem> items, const Shape& in, IdxMode mode, View& out) {
     out.shape = in;
     indexing::contiguous_strides(in, out.strides);
     out.base = 0;
     out.nr_idx_axes = 0;
     std::array<bool, kMaxNdim> seen{};
-    // parse_items refuses kMaxNdim items or more.
-    if (items.size() > kMaxNdim) ctx.fail("has {} index items; at most {} fit a shape", items.size(), kMaxNdim);
     std::array<const IndexItem*, kMaxNdim> order{};
     for (size_t k = 0; k < items.size(); ++k) order[k] = &items[k];
     std::sort(order.begin(), order.begin() + items.size(),
@@ -142,7 +151,7 @@ void remove_idx_axes(View& v) {
 void subtensor(InferContext& ctx) {
     ctx.expect_inputs(1, 1 << 30);
     const DType d = ctx.dtype(0);
-    const std::vector<IndexItem> items = parse_items(ctx, 1);
+    const Items items = parse_items(ctx, 1);
     const Shape& in = ctx.shape(0);
     if (!in.known()) {
         ctx.set_output(0, d, Shape{});
@@ -153,13 +162,12 @@ void subtensor(InferContext& ctx) {
     // over the items, not two.
     const StaticValue* v = ctx.value(0);
     View view;
-    if (v && v->elems.size() == in.elements() && apply_items(ctx, items, in, IdxMode::kScalarReal, view)) {
+    if (v && v->elems.size() == in.elements() && apply_items(ctx, items.all(), in, IdxMode::kScalarReal, view)) {
         remove_idx_axes(view);
-        const auto offsets = indexing::view_offsets(view.shape, view.view_strides(), view.base);
-        ctx.set_output_value(0, d, view.shape, indexing::gather(v->elems, offsets));
+        ctx.set_output_value(0, d, view.shape, indexing::gather_view(v->elems, view.shape, view.view_strides(), view.base));
         return;
     }
-    if (!apply_items(ctx, items, in, IdxMode::kScalarFake, view)) {
+    if (!apply_items(ctx, items.all(), in, IdxMode::kScalarFake, view)) {
         ctx.set_output(0, d, Shape{});
         return;
     }
@@ -180,10 +188,10 @@ void modify_subtensor(InferContext& ctx, bool incr) {
     ctx.expect_inputs(2, 1 << 30);
     need_same_dtype(ctx, 0, 1);
     const DType d = ctx.dtype(0);
-    const std::vector<IndexItem> items = parse_items(ctx, 2);
+    const Items items = parse_items(ctx, 2);
     const Shape& in = ctx.shape(0);
     View view;
-    if (!in.known() || !apply_items(ctx, items, in, IdxMode::kScalarReal, view)) {
+    if (!in.known() || !apply_items(ctx, items.all(), in, IdxMode::kScalarReal, view)) {
         ctx.set_output(0, d, in);
         return;
     }
@@ -222,7 +230,7 @@ struct VecIndex {
 
 // The index items of a vector-indexing operator, as MegDNN receives them (the
 // reverse of the sorted order: ascending for axes of one sign).
-std::vector<VecIndex> vector_indices(const std::vector<IndexItem>& items, uint32_t ndim) {
+std::vector<VecIndex> vector_indices(std::span<const IndexItem> items, uint32_t ndim) {
     std::vector<VecIndex> out;
     for (size_t k : indexing::megdnn_order(items)) {
         const IndexItem& it = items[k];
@@ -233,7 +241,7 @@ std::vector<VecIndex> vector_indices(const std::vector<IndexItem>& items, uint32
 }
 
 // indexing_helper.cpp:115: vector indices are Int32.
-void need_int32_indices(const InferContext& ctx, const std::vector<IndexItem>& items) {
+void need_int32_indices(const InferContext& ctx, std::span<const IndexItem> items) {
     for (const IndexItem& it : items)
         if (it.idx >= 0 && ctx.dtype(it.idx).valid && ctx.dtype(it.idx) != kInt32)
             ctx.fail("the index for axis {} (input {}) is {}; indices must be Int32", it.axis, it.idx,
@@ -298,13 +306,13 @@ std::optional<Shape> vector_indexed_shape(const InferContext& ctx, VecKind kind,
 void vector_get(InferContext& ctx, VecKind kind) {
     ctx.expect_inputs(2, 1 << 30);
     const DType d = ctx.dtype(0);
-    const std::vector<IndexItem> items = parse_items(ctx, 1);
-    need_int32_indices(ctx, items);
+    const Items items = parse_items(ctx, 1);
+    need_int32_indices(ctx, items.all());
     const Shape& in = ctx.shape(0);
     View view;
     std::optional<Shape> out;
-    if (in.known() && apply_items(ctx, items, in, IdxMode::kVector, view))
-        out = vector_indexed_shape(ctx, kind, view.shape, vector_indices(items, in.ndim));
+    if (in.known() && apply_items(ctx, items.all(), in, IdxMode::kVector, view))
+        out = vector_indexed_shape(ctx, kind, view.shape, vector_indices(items.all(), in.ndim));
     ctx.set_output(0, d, out.value_or(Shape{}));
 }
 
@@ -314,13 +322,13 @@ void vector_modify(InferContext& ctx, VecKind kind) {
     ctx.expect_inputs(3, 1 << 30);
     need_same_dtype(ctx, 0, 1);
     const DType d = ctx.dtype(0);
-    const std::vector<IndexItem> items = parse_items(ctx, 2);
-    need_int32_indices(ctx, items);
+    const Items items = parse_items(ctx, 2);
+    need_int32_indices(ctx, items.all());
     const Shape& in = ctx.shape(0);
     const Shape& vs = ctx.shape(1);
     View view;
-    if (in.known() && vs.known() && apply_items(ctx, items, in, IdxMode::kVector, view)) {
-        const std::vector<VecIndex> idx = vector_indices(items, in.ndim);
+    if (in.known() && vs.known() && apply_items(ctx, items.all(), in, IdxMode::kVector, view)) {
+        const std::vector<VecIndex> idx = vector_indices(items.all(), in.ndim);
         if (std::optional<Shape> want = vector_indexed_shape(ctx, kind, view.shape, idx)) {
             if (kind == VecKind::kMultiAxis) {
                 if (!(vs == *want))

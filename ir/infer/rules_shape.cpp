@@ -42,14 +42,10 @@ std::optional<Shape> shape_value(const InferContext& ctx, size_t i, std::optiona
     for (uint32_t k = 0; k < out.ndim; ++k) {
         const double x = elems[k];
         if (free_axis && *free_axis == k) continue;
-        // A dim is a small non-negative integer: one conversion back tells
-        // (cheaper than floor, which x86-64's baseline does in a dozen steps).
-        if (x >= 0 && x <= 4294967295.0) [[likely]] {
-            const auto dim = static_cast<uint32_t>(x);
-            if (static_cast<double>(dim) == x) {
-                out.dim[k] = dim;
-                continue;
-            }
+        int64_t dim;
+        if (whole_number(x, dim) && dim >= 0 && dim <= 0xFFFFFFFF) [[likely]] {
+            out.dim[k] = static_cast<uint32_t>(dim);
+            continue;
         }
         if (x != std::floor(x)) ctx.fail("the shape tensor (input {}) holds {} at {}, not an integer", i, x, k);
         if (x < 0) ctx.fail("the shape tensor (input {}) holds a negative dim {} at {}", i, x, k);
@@ -176,7 +172,7 @@ void broadcast(InferContext& ctx) {
     }
     const StaticValue* v = ctx.value(0);
     if (v && target->elements() <= kMaxStaticValueElements)
-        ctx.set_output_value(0, d, *target, indexing::gather(v->elems, indexing::view_offsets(*target, strides, 0)));
+        ctx.set_output_value(0, d, *target, indexing::gather_view(v->elems, *target, strides, 0));
     else
         ctx.set_output(0, d, *target);
 }
@@ -228,7 +224,7 @@ void dimshuffle(InferContext& ctx) {
     for (uint32_t k = 0; k < out.ndim; ++k)
         if (pattern[k] >= 0) strides[k] = in_strides[pattern[k]];
     ctx.set_output_value(0, d, out,
-                         indexing::gather(v->elems, indexing::view_offsets(out, {strides.data(), out.ndim}, 0)));
+                         indexing::gather_view(v->elems, out, {strides.data(), out.ndim}, 0));
 }
 
 // AxisAddRemove: the descs in order; REMOVE takes an axis of 1 (the last dim of
@@ -365,7 +361,7 @@ void split(InferContext& ctx) {
         out.dim[axis] = sizes[p];
         if (v && v->elems.size() == in.elements())
             ctx.set_output_value(p, d, out,
-                                 indexing::gather(v->elems, indexing::view_offsets(out, strides, offset * strides[axis])));
+                                 indexing::gather_view(v->elems, out, strides, offset * strides[axis]));
         else
             ctx.set_output(p, d, out);
         offset += sizes[p];

@@ -2,6 +2,7 @@
 // normalisation, dtype categories.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "ir/infer/context.h"
@@ -12,6 +13,15 @@ namespace mgedump::ir {
 // deduce_shape): shapes aligned at the right, each dim equal or 1. nullopt when
 // they do not broadcast. Unknown in → unknown out.
 std::optional<Shape> broadcast_shapes(std::span<const Shape> shapes);
+
+// Whether `x` is a whole number int64 holds, into `out`: one conversion and
+// one compare back (floor, on x86-64's baseline, takes a dozen steps). What a
+// shape tensor's dims and a Subtensor's indices must be.
+inline bool whole_number(double x, int64_t& out) {
+    if (!(x >= -9.2e18 && x <= 9.2e18)) return false;  // also NaN
+    out = static_cast<int64_t>(x);
+    return static_cast<double>(out) == x;
+}
 
 // axis in [-ndim, ndim) → [0, ndim); nullopt when out of range.
 std::optional<uint32_t> normalize_axis(int64_t axis, uint32_t ndim);

@@ -88,6 +88,13 @@ TEST(InferIndexing, SubtensorRefusals) {
     // do_make_sub_spec next_iv: indices are scalars.
     expect_refused([&] { b.op("Subtensor", {x, b.constant<int32_t>({2}, {0, 1})}, {{"items", Items{index(0)}}}); },
                    "must be a scalar");
+    // static_cast_dtype_safe: a float index must hold a whole number; 2.0 reads as 2.
+    expect_refused([&] { b.op("Subtensor", {x, b.constant<float>({1}, {1.5f})}, {{"items", Items{index(0)}}}); },
+                   "holds 1.5, not an integer");
+    expect_refused([&] { b.op("Subtensor", {x, b.constant<float>({1}, {-0.25f})}, {{"items", Items{index(1)}}}); },
+                   "holds -0.25, not an integer");
+    EXPECT_EQ(shape_of(b, b.op("Subtensor", {x, b.constant<float>({1}, {2.0f})}, {{"items", Items{slice(1, true, false, false)}}})),
+              (Dims{4, 3}));
 }
 
 TEST(InferIndexing, SetAndIncrSubtensor) {
