@@ -93,7 +93,8 @@ enum class IdxMode {
     kVector,      // vector indices: not applied here
 };
 
-// false when a value the view needs is not known.
+// false when a value the view needs is not known. `items` are parse_items'
+// (fewer than kMaxNdim).
 bool apply_items(const InferContext& ctx, std::span<const IndexItem> items, const Shape& in, IdxMode mode, View& out) {
     out.shape = in;
     indexing::contiguous_strides(in, out.strides);
@@ -164,7 +165,8 @@ void subtensor(InferContext& ctx) {
     View view;
     if (v && v->elems.size() == in.elements() && apply_items(ctx, items.all(), in, IdxMode::kScalarReal, view)) {
         remove_idx_axes(view);
-        ctx.set_output_value(0, d, view.shape, indexing::gather_view(v->elems, view.shape, view.view_strides(), view.base));
+        ctx.set_output_value(0, d, view.shape,
+                             indexing::gather_view(v->elems, view.shape, view.view_strides(), view.base));
         return;
     }
     if (!apply_items(ctx, items.all(), in, IdxMode::kScalarFake, view)) {
