@@ -128,13 +128,6 @@ std::vector<int64_t> view_offsets(const Shape& shape, std::span<const int64_t> s
     return out;
 }
 
-std::vector<double> gather(const std::vector<double>& src, std::span<const int64_t> offsets) {
-    std::vector<double> out;
-    out.reserve(offsets.size());
-    for (int64_t o : offsets) out.push_back(src[static_cast<size_t>(o)]);
-    return out;
-}
-
 std::vector<double> gather_view(const std::vector<double>& src, const Shape& shape, std::span<const int64_t> strides,
                                 int64_t base) {
     std::vector<double> out;

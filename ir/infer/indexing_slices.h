@@ -96,10 +96,8 @@ void for_each_view_offset(const Shape& shape, std::span<const int64_t> strides, 
 // The element offsets of a strided view, in the view's row-major order.
 std::vector<int64_t> view_offsets(const Shape& shape, std::span<const int64_t> strides, int64_t base);
 
-// The view's elements of `src` (offsets from view_offsets).
-std::vector<double> gather(const std::vector<double>& src, std::span<const int64_t> offsets);
-// The same without the offsets in between (inference's values of Subtensor,
-// Broadcast, Dimshuffle and Split): the view's elements of `src`.
+// The view's elements of `src`, in the same order (inference's values of
+// Subtensor, Broadcast, Dimshuffle and Split).
 std::vector<double> gather_view(const std::vector<double>& src, const Shape& shape, std::span<const int64_t> strides,
                                 int64_t base);
 

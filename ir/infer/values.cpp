@@ -49,8 +49,7 @@ bool decode_into(DType dtype, Bytes bytes, uint64_t count, double* out) {
     if (size == 0 || bytes.size() != count * size) return false;
     switch (dtype.type) {
         case DTypeEnum::Float32: decode_as<float>(bytes, count, out); return true;
-        case DTypeEnum::Int32:
-        case DTypeEnum::QuantizedS32: decode_as<int32_t>(bytes, count, out); return true;
+        case DTypeEnum::QuantizedS32: decode_as<int32_t>(bytes, count, out); return true;  // Int32: above
         case DTypeEnum::Int16:
         case DTypeEnum::QuantizedS16: decode_as<int16_t>(bytes, count, out); return true;
         case DTypeEnum::Uint16: decode_as<uint16_t>(bytes, count, out); return true;
