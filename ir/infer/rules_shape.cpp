@@ -18,10 +18,15 @@ namespace {
 // megdnn::param::OptionalAxisV1::INVALID_AXIS (= MAX_NDIM): "no axis".
 constexpr int64_t kInvalidAxis = 7;
 
+// No free axis for read_shape_value.
+constexpr uint32_t kNoFreeAxis = ~uint32_t{0};
+
 // The dims a shape tensor holds (cg::copy_tensor_value_to_shape): a 1-dim tensor
-// of at most MAX_NDIM integral values. nullopt when its value is not known.
-// `free_axis` (Reshape's unspecified axis) may hold anything: it is replaced.
-std::optional<Shape> shape_value(const InferContext& ctx, size_t i, std::optional<uint32_t> free_axis = {}) {
+// of at most MAX_NDIM integral values, written into `out`; false (and `out`
+// untouched) when its value is not known. `free_axis` (Reshape's unspecified
+// axis) may hold anything: it is left 0. Written into the caller's Shape: an
+// optional returned it through memory and the caller copied it out again.
+bool read_shape_value(const InferContext& ctx, size_t i, uint32_t free_axis, Shape& out) {
     const Shape& s = ctx.shape(i);
     if (s.known() && s.ndim != 1) ctx.fail("the shape tensor (input {}) must be 1-dim, has shape {}", i, shape_string(s));
     if (s.known() && s.dim[0] > kMaxNdim)
@@ -33,16 +38,16 @@ std::optional<Shape> shape_value(const InferContext& ctx, size_t i, std::optiona
         // Reached with a longer known value only when the tensor's length is
         // not known (a constant's always is, so nothing large is decoded here).
         if (ctx.value(i)) ctx.fail("the shape tensor (input {}) has more than {} elements", i, kMaxNdim);
-        return std::nullopt;
+        return false;
     }
     if (n > static_cast<int>(kMaxNdim))
         ctx.fail("the shape tensor (input {}) has {} elements; MegEngine allows at most {} dims", i, n, kMaxNdim);
-    Shape out;
     out.ndim = static_cast<uint32_t>(n);
+    out.dim = {};
     for (uint32_t k = 0; k < out.ndim; ++k) {
         const double x = elems[k];
-        if (free_axis && *free_axis == k) continue;
         int64_t dim;
+        if (k == free_axis) continue;
         if (whole_number(x, dim) && dim >= 0 && dim <= 0xFFFFFFFF) [[likely]] {
             out.dim[k] = static_cast<uint32_t>(dim);
             continue;
@@ -51,7 +56,7 @@ std::optional<Shape> shape_value(const InferContext& ctx, size_t i, std::optiona
         if (x < 0) ctx.fail("the shape tensor (input {}) holds a negative dim {} at {}", i, x, k);
         ctx.fail("the shape tensor (input {}) holds {} at {}; mgedump holds dims up to 2^32 - 1", i, x, k);
     }
-    return out;
+    return true;
 }
 
 // GetVarShape: the (broadcast) shape of its inputs as an Int32 vector, or one
@@ -98,7 +103,7 @@ void reshape(InferContext& ctx) {
     const DType d = ctx.dtype(0);
     const int64_t axis = ctx.int_field("axis");
     const Shape& in = ctx.shape(0);
-    std::optional<uint32_t> unspec;
+    uint32_t unspec = kNoFreeAxis;
     if (axis != kInvalidAxis) {
         const Shape& ts = ctx.shape(1);
         const int64_t tn = ts.known() && ts.ndim == 1 ? ts.dim[0] : (ctx.value(1) ? ctx.value(1)->elems.size() : -1);
@@ -109,24 +114,24 @@ void reshape(InferContext& ctx) {
             unspec = static_cast<uint32_t>(u);
         }
     }
-    std::optional<Shape> target = shape_value(ctx, 1, unspec);
-    if (target && target->ndim == 0) ctx.fail("the target shape is empty (0 dims)");
-    if (!target || (axis != kInvalidAxis && !in.known())) {
+    Shape out;
+    const bool target_known = read_shape_value(ctx, 1, unspec, out);
+    if (target_known && out.ndim == 0) ctx.fail("the target shape is empty (0 dims)");
+    if (!target_known || (axis != kInvalidAxis && !in.known())) {
         ctx.set_output(0, d, Shape{});
         return;
     }
-    Shape out = *target;
     if (in.known()) {
         const uint64_t total = in.elements();
-        if (unspec) {
-            // tensor_manip.cpp:374: the other dims must divide the element count.
+        if (unspec != kNoFreeAxis) {
+            // tensor_manip.cpp:374: the other dims must divide the element count
+            // (the free dim is 0 here).
             uint64_t rem = 1;
             for (uint32_t k = 0; k < out.ndim; ++k)
-                if (k != *unspec) rem *= out.dim[k];
-            out.dim[*unspec] = 0;
+                if (k != unspec) rem *= out.dim[k];
             if (rem == 0 || total % rem != 0)
-                ctx.fail("can not reshape {} elements to {} with axis {} unspecified", total, shape_string(out), *unspec);
-            out.dim[*unspec] = static_cast<uint32_t>(total / rem);
+                ctx.fail("can not reshape {} elements to {} with axis {} unspecified", total, shape_string(out), unspec);
+            out.dim[unspec] = static_cast<uint32_t>(total / rem);
         } else if (out.elements() != total) {
             // basic_types.cpp try_reshape: element counts must match.
             ctx.fail("can not reshape {} ({} elements) to {} ({} elements)", shape_string(in), total,
@@ -142,7 +147,8 @@ void reshape(InferContext& ctx) {
 void broadcast(InferContext& ctx) {
     ctx.expect_inputs(2, 2);
     const DType d = ctx.dtype(0);
-    std::optional<Shape> target = shape_value(ctx, 1);
+    std::optional<Shape> target;
+    if (Shape t; read_shape_value(ctx, 1, kNoFreeAxis, t)) target = t;
     if (target && target->ndim == 0) ctx.fail("the target shape is empty (0 dims)");
     if (!target) {
         ctx.set_output(0, d, Shape{});
