@@ -103,8 +103,11 @@ bool apply_items(const InferContext& ctx, std::span<const IndexItem> items, cons
     std::array<bool, kMaxNdim> seen{};
     std::array<const IndexItem*, kMaxNdim> order{};
     for (size_t k = 0; k < items.size(); ++k) order[k] = &items[k];
-    std::sort(order.begin(), order.begin() + items.size(),
-              [](const IndexItem* l, const IndexItem* r) { return indexing::before_in_megengine_order(*l, *r); });
+    // One item (most Subtensors) is in order already: std::sort is a call into
+    // a kilobyte of code even for one element.
+    if (items.size() > 1)
+        std::sort(order.begin(), order.begin() + items.size(),
+                  [](const IndexItem* l, const IndexItem* r) { return indexing::before_in_megengine_order(*l, *r); });
     bool known = true;
     for (size_t k = 0; k < items.size(); ++k) {
         const IndexItem& it = *order[k];
