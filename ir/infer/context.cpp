@@ -41,20 +41,18 @@ void InferContext::fail_output_index(size_t k) const {
     throw Error(fmt::format("inference rule of {}: sets output {} of {}", def().name, k, outputs_.count));
 }
 
-thread_local std::array<FieldCacheSlot, 256> infer_field_cache{};
-
 // The table's description is looked up only on a miss.
 const FieldCacheSlot& fill_field_cache(ParamTableId table, FieldName field) {
     FieldCacheSlot& slot = field_cache_slot(table, field);
     const ParamTableDesc& desc = param_table(table);
-    const int index = find_field(desc, field.name);
-    slot = {field.name.data(), table.value, index, index >= 0 ? desc.fields[index].enum_type : nullptr};
+    const int index = find_field(desc, field.name());
+    slot = {field.text, table.value, index, index >= 0 ? desc.fields[index].enum_type : nullptr};
     return slot;
 }
 
 void InferContext::fail_no_field(const ParamValue& p, FieldName name) const {
     throw Error(fmt::format("inference rule of {}: param {} has no field '{}'", def().name, param_table(p.table).name,
-                            name.name));
+                            name.name()));
 }
 
 int64_t InferContext::int_of(const FieldValue& v, FieldName name) const {

@@ -24,11 +24,27 @@ namespace mgedump::ir {
 // A param field's name as a rule spells it: a string literal (the constructor is
 // consteval), so its address identifies the name for the lookup cache of
 // InferContext::field (looking fields up by comparing names was a tenth of
-// inferring a transformer).
+// inferring a transformer), and a hash of its text, computed by the compiler,
+// picks the cache slot (the address was hashed at run time, in every read).
+// Sixteen bytes, so that it is passed in registers (a string_view and the hash
+// went through the stack, stored for every read).
 struct FieldName {
-    std::string_view name;
+    const char* text;
+    uint32_t size;
+    uint32_t hash;
     template <size_t N>
-    consteval FieldName(const char (&literal)[N]) : name(literal, N - 1) {}
+    consteval FieldName(const char (&literal)[N])
+        : text(literal), size(static_cast<uint32_t>(N - 1)), hash(text_hash(literal)) {}
+    std::string_view name() const { return {text, size}; }
+
+private:
+    // FNV-1a of the text.
+    template <size_t N>
+    static consteval uint32_t text_hash(const char (&literal)[N]) {
+        uint32_t h = 2166136261u;
+        for (size_t i = 0; i + 1 < N; ++i) h = (h ^ static_cast<uint8_t>(literal[i])) * 16777619u;
+        return h;
+    }
 };
 
 // The cache behind InferContext::field: a field's index by (param table, the
@@ -45,15 +61,16 @@ struct FieldCacheSlot {
     // of reading an enum.
     const EnumDesc* enum_type;
 };
-extern thread_local std::array<FieldCacheSlot, 256> infer_field_cache;
+// Defined here and constant-initialised, so that a read reaches it directly:
+// declared extern, every read first called the thread's TLS init function.
+inline thread_local constinit std::array<FieldCacheSlot, 256> infer_field_cache{};
 const FieldCacheSlot& fill_field_cache(ParamTableId table, FieldName field);
 inline FieldCacheSlot& field_cache_slot(ParamTableId table, FieldName field) {
-    const auto key = reinterpret_cast<uintptr_t>(field.name.data());
-    return infer_field_cache[((key >> 3) ^ (key >> 11) ^ (uint64_t{table.value} * 0x9E3779B1u)) & 255];
+    return infer_field_cache[((field.hash ^ table.value) * 0x9E3779B1u) >> 24];
 }
 inline const FieldCacheSlot& cached_field(ParamTableId table, FieldName field) {
     const FieldCacheSlot& slot = field_cache_slot(table, field);
-    if (slot.name == field.name.data() && slot.table == table.value) [[likely]]
+    if (slot.name == field.text && slot.table == table.value) [[likely]]
         return slot;
     return fill_field_cache(table, field);
 }
@@ -274,6 +291,6 @@ using InferRule = void (*)(InferContext&);
 template <>
 struct fmt::formatter<mgedump::ir::FieldName> : fmt::formatter<std::string_view> {
     auto format(const mgedump::ir::FieldName& f, format_context& ctx) const {
-        return fmt::formatter<std::string_view>::format(f.name, ctx);
+        return fmt::formatter<std::string_view>::format(f.name(), ctx);
     }
 };
