@@ -105,8 +105,6 @@ int InferContext::small_value(size_t i, std::span<double> out) const {
     return decode_small_constant(g_, inputs_[i], out);
 }
 
-DType InferContext::config_dtype() const { return g_.oprs.output_dtype[o_.value]; }
-
 void InferContext::set_output_value(size_t k, DType dtype, const Shape& shape, std::vector<double> elems) {
     std::shared_ptr<const StaticValue> value;
     if (shape.known() && shape.elements() == elems.size() && elems.size() <= kMaxStaticValueElements)

@@ -169,7 +169,7 @@ public:
         return p.fields[idx];
     }
     // The operator's config output_dtype (OperatorNodeConfig), invalid when not set.
-    DType config_dtype() const;
+    DType config_dtype() const { return g_.oprs.output_dtype[o_.value]; }
 
     // --- the operator's own tensors (inputs, constants, params) ---
     uint32_t nr_tensors() const { return g_.oprs.tensors[o_.value].count; }

@@ -39,27 +39,6 @@ std::optional<Shape> broadcast_shapes(std::span<const Shape> shapes) {
     return out;
 }
 
-std::optional<uint32_t> normalize_axis(int64_t axis, uint32_t ndim) {
-    const int64_t n = ndim;
-    if (axis < -n || axis >= n) return std::nullopt;
-    return static_cast<uint32_t>(axis < 0 ? axis + n : axis);
-}
-
-bool dtype_is_float(DTypeEnum t) {
-    return t == DTypeEnum::Float32 || t == DTypeEnum::Float16 || t == DTypeEnum::BFloat16;
-}
-
-bool dtype_is_integer(DTypeEnum t) {
-    switch (t) {
-        case DTypeEnum::Int8:
-        case DTypeEnum::Int16:
-        case DTypeEnum::Int32:
-        case DTypeEnum::Uint8:
-        case DTypeEnum::Uint16: return true;
-        default: return false;
-    }
-}
-
 std::string dtype_string(DType d) {
     if (!d.valid) return "unknown";
     if (!dtype_is_quantized(d.type)) return std::string(dtype_name(d.type));

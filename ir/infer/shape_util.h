@@ -23,11 +23,33 @@ inline bool whole_number(double x, int64_t& out) {
     return static_cast<double>(out) == x;
 }
 
-// axis in [-ndim, ndim) → [0, ndim); nullopt when out of range.
-std::optional<uint32_t> normalize_axis(int64_t axis, uint32_t ndim);
+// These three are inline: rules call them for nearly every operator, and a
+// call each cost more than the test itself.
 
-bool dtype_is_float(DTypeEnum t);     // Float32, Float16, BFloat16
-bool dtype_is_integer(DTypeEnum t);   // Int8/16/32, Uint8/16 (not Bool, not quantized)
+// axis in [-ndim, ndim) → [0, ndim); nullopt when out of range.
+inline std::optional<uint32_t> normalize_axis(int64_t axis, uint32_t ndim) {
+    const int64_t n = ndim;
+    if (axis < -n || axis >= n) return std::nullopt;
+    return static_cast<uint32_t>(axis < 0 ? axis + n : axis);
+}
+
+// Float32, Float16, BFloat16
+inline bool dtype_is_float(DTypeEnum t) {
+    return t == DTypeEnum::Float32 || t == DTypeEnum::Float16 || t == DTypeEnum::BFloat16;
+}
+
+// Int8/16/32, Uint8/16 (not Bool, not quantized)
+inline bool dtype_is_integer(DTypeEnum t) {
+    switch (t) {
+        case DTypeEnum::Int8:
+        case DTypeEnum::Int16:
+        case DTypeEnum::Int32:
+        case DTypeEnum::Uint8:
+        case DTypeEnum::Uint16: return true;
+        default: return false;
+    }
+}
+
 std::string dtype_string(DType d);    // "Float32", "QuantizedS8(0.25)", "unknown"
 
 }  // namespace mgedump::ir
