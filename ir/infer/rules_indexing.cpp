@@ -151,9 +151,63 @@ void remove_idx_axes(View& v) {
     indexing::remove_axes(v.shape, v.strides, std::span<const uint32_t>(v.idx_axes.data(), v.nr_idx_axes));
 }
 
+// A slice bound the common case below can use: a scalar input of known
+// integral value, not Bool. Anything else (unknown, or what scalar_index
+// refuses) is nullopt, and the general rule decides.
+std::optional<int64_t> plain_bound(const InferContext& ctx, size_t i) {
+    const Shape& s = ctx.shape(i);
+    const DType d = ctx.dtype(i);
+    if (!(s.ndim == 1 && s.dim[0] == 1) || !d.valid || d.type == DTypeEnum::Bool) return std::nullopt;
+    double x = 0;
+    int64_t index;
+    if (ctx.small_value(i, std::span<double>(&x, 1)) != 1 || !whole_number(x, index)) return std::nullopt;
+    return index;
+}
+
+// Most Subtensors of a graph: slices only (x[:, a:b]) with known bounds, of a
+// known shape whose value can not be known. Each item sizes its own axis, so
+// neither MegEngine's item order nor the strided view the general rule builds
+// for values matters. Writes what the general rule would and returns true;
+// anything else (an index item, an unknown bound, a rule broken) returns
+// false having written nothing, and the general rule refuses it in
+// MegEngine's order. (The general rule for this case was the costliest
+// operator of a transformer's inference, six times an Elemwise.)
+bool infer_plain_slices(InferContext& ctx) {
+    const Shape& in = ctx.shape(0);
+    if (!in.known() || ctx.may_have_value(0)) return false;
+    const auto* masks = std::get_if<std::vector<IndexDescMaskItem>>(&ctx.field("items"));
+    if (!masks || masks->empty() || masks->size() >= kMaxNdim) return false;
+    size_t next = 1;
+    for (const IndexDescMaskItem& m : *masks) {
+        if (m.idx || !(m.begin || m.end || m.step)) return false;
+        next += size_t{m.begin} + m.end + m.step;
+    }
+    if (next != ctx.nr_inputs()) return false;
+    Shape out = in;
+    uint32_t seen = 0;
+    next = 1;
+    for (const IndexDescMaskItem& m : *masks) {
+        const auto axis = normalize_axis(m.axis, in.ndim);
+        if (!axis || (seen >> *axis & 1)) return false;
+        seen |= 1u << *axis;
+        std::optional<int64_t> bound[3];  // begin, end, step (index_items' order)
+        for (int k = 0; k < 3; ++k) {
+            if (!(k == 0 ? m.begin : k == 1 ? m.end : m.step)) continue;
+            bound[k] = plain_bound(ctx, next++);
+            if (!bound[k]) return false;
+        }
+        indexing::AxisSlice sl;
+        if (!indexing::apply_slice(in.dim[*axis], bound[0], bound[1], bound[2], false, sl).empty()) return false;
+        out.dim[*axis] = sl.size;
+    }
+    ctx.set_output(0, ctx.dtype(0), out);
+    return true;
+}
+
 // Subtensor: slices and scalar indices; the shape needs the slice values only.
 void subtensor(InferContext& ctx) {
     ctx.expect_inputs(1, 1 << 30);
+    if (infer_plain_slices(ctx)) return;
     const DType d = ctx.dtype(0);
     const Items items = parse_items(ctx, 1);
     const Shape& in = ctx.shape(0);

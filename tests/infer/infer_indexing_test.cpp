@@ -72,7 +72,19 @@ TEST(InferIndexing, SubtensorRefusals) {
     // indexing_helper.cpp:104/112: no duplicated axes; an item is a slice or an index.
     expect_refused([&] { b.op("Subtensor", {x, scalar(b, 0), scalar(b, 0)}, {{"items", Items{index(1), index(1)}}}); },
                    "twice");
+    // The same for slices (with their bounds known, the common case), whether
+    // the axes are written alike or only name one axis (1 and -1 of 2 dims).
+    expect_refused([&] {
+        b.op("Subtensor", {x, scalar(b, 0), scalar(b, 1)},
+             {{"items", Items{slice(1, true, false, false), slice(1, false, true, false)}}});
+    }, "twice");
+    expect_refused([&] {
+        b.op("Subtensor", {x, scalar(b, 0), scalar(b, 1)},
+             {{"items", Items{slice(1, true, false, false), slice(-1, false, true, false)}}});
+    }, "two index items name axis 1");
     expect_refused([&] { b.op("Subtensor", {x, scalar(b, 0)}, {{"items", Items{{0, true, false, false, true}}}}); },
+                   "either an index or a slice");
+    expect_refused([&] { b.op("Subtensor", {x}, {{"items", Items{{0, false, false, false, false}}}}); },
                    "either an index or a slice");
     expect_refused([&] { b.op("Subtensor", {x, scalar(b, 0)}, {{"items", Items{index(0), index(1)}}}); },
                    "take 2 index inputs");
