@@ -11,6 +11,7 @@
 #include "ir/infer/indexing_slices.h"
 #include "ir/infer/rules.h"
 #include "ir/infer/shape_util.h"
+#include "ir/infer/values.h"
 
 namespace mgedump::ir {
 namespace {
@@ -96,12 +97,38 @@ void same_elements(InferContext& ctx, DType d, const Shape& out) {
         ctx.set_output(0, d, out);
 }
 
+// Most Reshapes of a graph: to a constant Int32 target of 1 to MAX_NDIM dims,
+// none unspecified, of a known shape whose value can not be known. The target
+// is read as stored (no doubles, as read_shape_value needs for computed
+// values). Writes what the general rule below would and returns true; anything
+// else (a negative dim, another element count, a computed target) returns
+// false having written nothing, and the general rule refuses it or computes it.
+// (A Reshape was a fifth of inferring a transformer.)
+bool reshape_to_constant(InferContext& ctx, DType d) {
+    const Shape& in = ctx.shape(0);
+    const Shape& ts = ctx.shape(1);
+    if (!in.known() || ctx.may_have_value(0) || ts.ndim != 1 || ts.dim[0] == 0 || ts.dim[0] > kMaxNdim) return false;
+    std::array<int32_t, kMaxNdim> dims;
+    const int n = small_int32_constant(ctx.graph(), ctx.input(1), dims);
+    if (n != static_cast<int>(ts.dim[0])) return false;
+    Shape out;
+    out.ndim = static_cast<uint32_t>(n);
+    for (int k = 0; k < n; ++k) {
+        if (dims[k] < 0) return false;
+        out.dim[k] = static_cast<uint32_t>(dims[k]);
+    }
+    if (out.elements() != in.elements()) return false;
+    ctx.set_output(0, d, out);
+    return true;
+}
+
 // Reshape: the target shape is input 1's value (unknown value: unknown shape);
 // with an unspecified axis that dim is computed from the element count.
 void reshape(InferContext& ctx) {
     ctx.expect_inputs(2, 2);
     const DType d = ctx.dtype(0);
     const int64_t axis = ctx.int_field("axis");
+    if (axis == kInvalidAxis && reshape_to_constant(ctx, d)) return;
     const Shape& in = ctx.shape(0);
     uint32_t unspec = kNoFreeAxis;
     if (axis != kInvalidAxis) {

@@ -110,23 +110,46 @@ std::shared_ptr<const StaticValue> constant_value(const Graph& g, VarId v) {
     return t.valid() ? tensor_value(g, t) : nullptr;
 }
 
+namespace {
+
+// Whether tensor `t` holds Int32 elements with bytes; then their count (-1: an
+// empty shape, more than `limit`, or bytes that do not match the shape) and
+// bytes. An Int32 tensor of a few elements (a Reshape target, a Subtensor
+// index) is nearly every small-constant read: read straight from the tables,
+// without the general path's optional and its dtype switches (through them, a
+// read cost a fifth more instructions).
+[[gnu::always_inline]] inline bool int32_elements(const Graph& g, TensorId t, size_t limit, int& count,
+                                                  Bytes& bytes) {
+    const BlobId blob = g.tensors.blob[t.value];
+    const DType dtype = g.tensors.dtype[t.value];
+    if (!(dtype.valid && dtype.type == DTypeEnum::Int32 && blob.valid())) return false;
+    const std::span<const uint32_t> shape = g.tensor_shape(t);
+    uint64_t n = 1;
+    for (uint32_t d : shape) n *= d;
+    bytes = g.blobs.bytes(blob);
+    count = shape.empty() || n > limit || bytes.size() != n * sizeof(int32_t) ? -1 : static_cast<int>(n);
+    return true;
+}
+
+}  // namespace
+
+int small_int32_constant(const Graph& g, VarId v, std::span<int32_t> out) {
+    const TensorId t = constant_tensor(g, v);
+    int count;
+    Bytes bytes;
+    if (!t.valid() || !int32_elements(g, t, out.size(), count, bytes) || count < 0) return -1;
+    std::memcpy(out.data(), bytes.data(), static_cast<size_t>(count) * sizeof(int32_t));
+    return count;
+}
+
 int decode_small_constant(const Graph& g, VarId v, std::span<double> out) {
     const TensorId t = constant_tensor(g, v);
     if (!t.valid()) return -1;
-    // An Int32 tensor of a few elements (a Reshape target, a Subtensor index) is
-    // nearly every call: read straight from the tables, without the general
-    // path's optional and its dtype switches (through them, a call cost a fifth
-    // more instructions).
-    const BlobId blob = g.tensors.blob[t.value];
-    const DType dtype = g.tensors.dtype[t.value];
-    if (dtype.valid && dtype.type == DTypeEnum::Int32 && blob.valid()) [[likely]] {
-        const std::span<const uint32_t> shape = g.tensor_shape(t);
-        uint64_t n = 1;
-        for (uint32_t d : shape) n *= d;
-        const Bytes bytes = g.blobs.bytes(blob);
-        if (shape.empty() || n > out.size() || bytes.size() != n * sizeof(int32_t)) return -1;
-        decode_as<int32_t>(bytes, n, out.data());
-        return static_cast<int>(n);
+    int count;
+    Bytes bytes;
+    if (int32_elements(g, t, out.size(), count, bytes)) [[likely]] {
+        if (count > 0) decode_as<int32_t>(bytes, static_cast<uint64_t>(count), out.data());
+        return count;
     }
     const auto stored = stored_elements(g, t, out.size());
     if (!stored || !decode_into(stored->dtype, stored->bytes, stored->count, out.data())) return -1;

@@ -38,6 +38,11 @@ std::shared_ptr<const StaticValue> constant_value(const Graph& g, VarId v);
 // quarter of inferring a transformer.
 int decode_small_constant(const Graph& g, VarId v, std::span<double> out);
 
+// The same for an Int32 constant, its elements as stored (no doubles): -1 for
+// anything else. For a rule's common case (a Reshape's constant target), which
+// leaves the rest to the general path above.
+int small_int32_constant(const Graph& g, VarId v, std::span<int32_t> out);
+
 // Whether values of this dtype are tracked at all.
 bool value_tracked(DType dtype);
 

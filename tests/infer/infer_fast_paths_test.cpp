@@ -179,10 +179,22 @@ TEST(InferFastPaths, SmallConstantsDecodeToTheValuesWritten) {
         // Too small a buffer is "not read", never a partial value.
         std::array<double, 3> small{};
         EXPECT_EQ(ir::decode_small_constant(g, vars[c], small), -1) << name;
+        // The Int32 reader (a Reshape's constant target) reads Int32 alone.
+        std::array<int32_t, 8> ints{};
+        if (cases[c].dtype == I32) {
+            ASSERT_EQ(ir::small_int32_constant(g, vars[c], ints), 4);
+            EXPECT_EQ(std::vector<double>(ints.begin(), ints.begin() + 4), cases[c].expected);
+            std::array<int32_t, 3> few{};
+            EXPECT_EQ(ir::small_int32_constant(g, vars[c], few), -1);
+        } else {
+            EXPECT_EQ(ir::small_int32_constant(g, vars[c], ints), -1) << name;
+        }
     }
     // Only an ImmutableTensor's value is decoded: an input has none.
     std::array<double, 8> out{};
     EXPECT_EQ(ir::decode_small_constant(g, input, out), -1);
+    std::array<int32_t, 8> ints{};
+    EXPECT_EQ(ir::small_int32_constant(g, input, ints), -1);
 }
 
 // Reshape reads its target that way (Subtensor its indices: the indexing tests
