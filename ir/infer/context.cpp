@@ -50,6 +50,13 @@ const FieldCacheSlot& fill_field_cache(ParamTableId table, FieldName field) {
     return slot;
 }
 
+int64_t enum_member_value(std::string_view enum_name, std::string_view member) {
+    const EnumDesc* e = find_enum(enum_name);
+    const EnumMember* m = e ? find_enum_member(*e, member) : nullptr;
+    if (!m) throw Error(fmt::format("inference: the schema has no enum member {}.{}", enum_name, member));
+    return m->value;
+}
+
 void InferContext::fail_no_field(const ParamValue& p, FieldName name) const {
     throw Error(fmt::format("inference rule of {}: param {} has no field '{}'", def().name, param_table(p.table).name,
                             name.name()));

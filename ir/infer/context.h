@@ -286,6 +286,13 @@ private:
 
 using InferRule = void (*)(InferContext&);
 
+// A member's value in one of the schema's enums (param_schema.h), for a rule
+// that tests an enum field by number (reading the member's name and comparing
+// it with a literal costs a string compare per read). Looked up once, at the rule:
+//   static const int64_t kDefault = enum_member_value("MatrixMulFormat", "DEFAULT");
+// Throws when the schema has no such member (a rule's mistake, not a graph's).
+int64_t enum_member_value(std::string_view enum_name, std::string_view member);
+
 }  // namespace mgedump::ir
 
 template <>

@@ -194,20 +194,27 @@ DType matmul_dtype(const InferContext& ctx, bool batched) {
     if (cfg.valid && !(cfg == cand) && !(cand2.valid && cfg == cand2))
         ctx.fail("does not support {} x {} -> {} (the output dtype is {}{})", dtype_string(a), dtype_string(b),
                  dtype_string(cfg), dtype_string(cand), cand2.valid ? " or " + dtype_string(cand2) : "");
-    // check_exec: ComputeMode FLOAT32 is for Float16/BFloat16 data only.
-    if (ctx.enum_field("compute_mode") == "FLOAT32" && a.type != DTypeEnum::Float16 && a.type != DTypeEnum::BFloat16)
+    // check_exec: ComputeMode FLOAT32 is for Float16/BFloat16 data only. DEFAULT
+    // (nearly every product) is told by number; any other value is read by
+    // name, which also refuses one that is not a member.
+    static const int64_t kDefaultCompute = enum_member_value("MatrixMulV1ComputeMode", "DEFAULT");
+    if (ctx.int_field("compute_mode") != kDefaultCompute && ctx.enum_field("compute_mode") == "FLOAT32" &&
+        a.type != DTypeEnum::Float16 && a.type != DTypeEnum::BFloat16)
         ctx.fail("compute_mode FLOAT32 is only available for Float16/BFloat16 inputs, not {}", dtype_string(a));
     return cfg.valid ? cfg : cand;
 }
 
 void matrix_mul(InferContext& ctx) {
     const DType out = matmul_dtype(ctx, false);
-    const std::string_view format = ctx.enum_field("format");
+    // As compute_mode: DEFAULT by number, the packed formats by name.
+    static const int64_t kDefaultFormat = enum_member_value("MatrixMulFormat", "DEFAULT");
+    const bool default_format = ctx.int_field("format") == kDefaultFormat;
+    const std::string_view format = default_format ? "DEFAULT" : ctx.enum_field("format");
     const bool ta = ctx.int_field("transposeA") != 0, tb = ctx.int_field("transposeB") != 0;
     Shape os;
     if (all_shapes_known(ctx)) {
         const Shape &a = ctx.shape(0), &b = ctx.shape(1);
-        if (format == "DEFAULT") {
+        if (default_format) {
             // matrix_mul.cpp deduce_layout: [M,K] x [K,N] -> [M,N] after the transposes.
             if (a.ndim != 2 || b.ndim != 2)
                 ctx.fail("needs 2-dim inputs, got {} and {}", shape_string(a), shape_string(b));
