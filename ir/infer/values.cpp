@@ -65,8 +65,9 @@ bool decode_into(DType dtype, Bytes bytes, uint64_t count, double* out) {
     }
 }
 
-// The tensor behind output `v` of an ImmutableTensor, or invalid.
-TensorId constant_tensor(const Graph& g, VarId v) {
+// The tensor behind output `v` of an ImmutableTensor, or invalid. Inlined into
+// the small-constant readers (a Reshape target, a Subtensor bound).
+[[gnu::always_inline]] inline TensorId constant_tensor(const Graph& g, VarId v) {
     const OprId owner = g.vars.owner[v.value];
     if (g.oprs.type[owner.value] != kImmutableTensorType) return TensorId();
     // Output k of an ImmutableTensor is its tensor k (rules_io.cpp tensor_outputs).
@@ -138,7 +139,8 @@ int small_int32_constant(const Graph& g, VarId v, std::span<int32_t> out) {
     int count;
     Bytes bytes;
     if (!t.valid() || !int32_elements(g, t, out.size(), count, bytes) || count < 0) return -1;
-    std::memcpy(out.data(), bytes.data(), static_cast<size_t>(count) * sizeof(int32_t));
+    // Element by element: a memcpy call for a few dims cost as much as the rest.
+    for (int i = 0; i < count; ++i) std::memcpy(&out[i], bytes.data() + i * sizeof(int32_t), sizeof(int32_t));
     return count;
 }
 
