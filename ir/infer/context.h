@@ -90,15 +90,31 @@ public:
         hold_tables();
     }
     // For a walk that has checked every operator's inputs against the state's
-    // tables once, beforehand (infer_graph): the same check per input was a
-    // tenth of the dispatch.
-    struct InputsChecked {};
-    InferContext(const Graph& g, OprId o, InferState& state, InputsChecked)
-        : g_(g), o_(o), state_(state), inputs_(g.inputs_of(o)), outputs_(g.oprs.outputs[o.value]) {
-        const size_t vars = state.dtypes.size();
-        if (uint64_t{outputs_.begin} + outputs_.count > vars || outputs_.count > 64) [[unlikely]]
-            prepare_outputs();
-        hold_tables();
+    // tables once, beforehand (infer_graph: the same check per input was a
+    // tenth of the dispatch), over a state sized to the graph, whose tables
+    // nothing grows while it runs: they are read once per walk (WalkTables),
+    // not once per operator.
+    struct WalkTables {
+        size_t vars;
+        DType* dtypes;
+        Shape* shapes;
+        const StaticValue** values;
+        explicit WalkTables(InferState& s)
+            : vars(s.dtypes.size()), dtypes(s.dtypes.data()), shapes(s.shapes.data()), values(s.values.data()) {}
+    };
+    InferContext(const Graph& g, OprId o, InferState& state, const WalkTables& tables)
+        : g_(g),
+          o_(o),
+          state_(state),
+          inputs_(g.inputs_of(o)),
+          outputs_(g.oprs.outputs[o.value]),
+          dtypes_(tables.dtypes),
+          shapes_(tables.shapes),
+          values_(tables.values) {
+        if (uint64_t{outputs_.begin} + outputs_.count > tables.vars || outputs_.count > 64) [[unlikely]] {
+            prepare_outputs();  // refuses outputs past the graph's vars; grows nothing here
+            hold_tables();
+        }
     }
 
     const Graph& graph() const { return g_; }

@@ -36,10 +36,8 @@ struct RuleTable {
     std::vector<RuleSlot> slots;
 
     // A type past the registry (a hand-edited file) has no rule.
-    const RuleSlot& of(OpTypeId type) const {
-        static constexpr RuleSlot none;
-        return type.value < slots.size() ? slots[type.value] : none;
-    }
+    static constexpr RuleSlot kNoRule{};
+    const RuleSlot& of(OpTypeId type) const { return type.value < slots.size() ? slots[type.value] : kNoRule; }
 };
 
 const RuleTable& rule_table() {
@@ -108,7 +106,7 @@ namespace {
 // Inlined into the walks: as a call it was a sixth of the dispatch.
 template <class... Checked>
 [[gnu::always_inline]] inline void infer_with(InferRule rule, const Graph& g, OprId o, InferState& state,
-                                              Checked... checked) {
+                                              const Checked&... checked) {
     InferContext ctx(g, o, state, checked...);
     rule(ctx);
     if (!ctx.outputs_done())
@@ -122,9 +120,10 @@ template <class... Checked>
 // else (several tensors, a count that does not match, more dims than a shape
 // holds) returns false and takes the rule, which refuses it with its message.
 // Inlined into the walk, like the rule call.
-[[gnu::always_inline]] inline bool write_tensor_output(const Graph& g, OprId o, InferState& state) {
+[[gnu::always_inline]] inline bool write_tensor_output(const Graph& g, OprId o,
+                                                      const InferContext::WalkTables& state) {
     const Range outs = g.oprs.outputs[o.value], tensors = g.oprs.tensors[o.value];
-    if (outs.count != 1 || tensors.count != 1 || outs.begin >= state.dtypes.size()) return false;
+    if (outs.count != 1 || tensors.count != 1 || outs.begin >= state.vars) return false;
     const std::span<const uint32_t> dims = g.tensor_shape(TensorId(tensors.begin));
     if (dims.size() > kMaxNdim) return false;
     const uint32_t v = outs.begin;
@@ -146,10 +145,16 @@ void walk(const RuleTable& table, const Graph& g, const Order& order, InferState
         for (OprId o : order) infer_with(table.of(g.oprs.type[o.value]).rule, g, o, state);
         return;
     }
+    // Read once: the state is sized to the graph, and nothing grows it or the
+    // rule table during the walk (read per operator, after every rule call,
+    // they were about 10 instructions of an operator's dispatch).
+    const std::span<const RuleSlot> slots = table.slots;
+    const InferContext::WalkTables tables(state);
     for (OprId o : order) {
-        const RuleSlot& slot = table.of(g.oprs.type[o.value]);
-        if (slot.outputs_are_tensors && write_tensor_output(g, o, state)) continue;
-        infer_with(slot.rule, g, o, state, InferContext::InputsChecked{});
+        const uint32_t type = g.oprs.type[o.value].value;
+        const RuleSlot& slot = type < slots.size() ? slots[type] : RuleTable::kNoRule;
+        if (slot.outputs_are_tensors && write_tensor_output(g, o, tables)) continue;
+        infer_with(slot.rule, g, o, state, tables);
     }
 }
 
