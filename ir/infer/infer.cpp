@@ -6,6 +6,7 @@
 #include <array>
 #include <ranges>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "ir/error.h"
@@ -35,9 +36,13 @@ struct RuleSlot {
 struct RuleTable {
     std::vector<RuleSlot> slots;
 
-    // A type past the registry (a hand-edited file) has no rule.
-    static constexpr RuleSlot kNoRule{};
-    const RuleSlot& of(OpTypeId type) const { return type.value < slots.size() ? slots[type.value] : kNoRule; }
+    // A type past the registry (a hand-edited file) has no rule. Static, over a
+    // span, so that the walk can read the table's size and data once.
+    static const RuleSlot& of(std::span<const RuleSlot> slots, OpTypeId type) {
+        static constexpr RuleSlot kNoRule{};
+        return type.value < slots.size() ? slots[type.value] : kNoRule;
+    }
+    const RuleSlot& of(OpTypeId type) const { return of(slots, type); }
 };
 
 const RuleTable& rule_table() {
@@ -145,14 +150,16 @@ void walk(const RuleTable& table, const Graph& g, const Order& order, InferState
         for (OprId o : order) infer_with(table.of(g.oprs.type[o.value]).rule, g, o, state);
         return;
     }
-    // Read once: the state is sized to the graph, and nothing grows it or the
-    // rule table during the walk (read per operator, after every rule call,
-    // they were about 10 instructions of an operator's dispatch).
+    // Read once: the state is sized to the graph (both callers size it first),
+    // so no operator's outputs make InferContext grow it, and nothing grows the
+    // rule table (read per operator, after every rule call, they were about 10
+    // instructions of an operator's dispatch).
+    if (state.dtypes.size() != g.vars.size()) [[unlikely]]
+        throw std::logic_error("infer_graph: the walk's state is not sized to the graph");
     const std::span<const RuleSlot> slots = table.slots;
     const InferContext::WalkTables tables(state);
     for (OprId o : order) {
-        const uint32_t type = g.oprs.type[o.value].value;
-        const RuleSlot& slot = type < slots.size() ? slots[type] : RuleTable::kNoRule;
+        const RuleSlot& slot = RuleTable::of(slots, g.oprs.type[o.value]);
         if (slot.outputs_are_tensors && write_tensor_output(g, o, tables)) continue;
         infer_with(slot.rule, g, o, state, tables);
     }
