@@ -448,6 +448,7 @@ private:
             if (!table_part.empty() && t.name != table_part) continue;
             if (int f = ir::find_field(t, field_part); f >= 0) p.fields[f] = as_given[i].fields[f];
         }
+        g().refresh_first_field(o);
     }
 
     void read_op_tensor(const Json& e, const ir::OpDef& def, ir::OprId o, const std::string& ctx) {

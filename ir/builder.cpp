@@ -246,6 +246,7 @@ OprId append_op(Graph& g, OpTypeId type, std::span<const VarId> inputs, std::vec
     Range pr{static_cast<uint32_t>(g.params.size()), static_cast<uint32_t>(params.size())};
     for (ParamValue& p : params) g.params.push_back(std::move(p));
     o.params.push_back(pr);
+    o.first_field.push_back(g.first_field_of(id));
 
     Range in{static_cast<uint32_t>(g.opr_inputs.size()), static_cast<uint32_t>(inputs.size())};
     g.opr_inputs.insert(g.opr_inputs.end(), inputs.begin(), inputs.end());

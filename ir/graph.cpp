@@ -1,6 +1,8 @@
 #include "ir/graph.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <variant>
 
 namespace mgedump::ir {
 
@@ -9,6 +11,16 @@ Range Graph::add_dims(std::span<const uint32_t> shape) {
     dims.insert(dims.end(), shape.begin(), shape.end());
     return r;
 }
+
+int32_t Graph::first_field_of(OprId o) const {
+    const std::span<const ParamValue> ps = params_of(o);
+    if (ps.empty() || ps[0].fields.empty()) return kNoFirstField;
+    const int64_t* v = std::get_if<int64_t>(&ps[0].fields[0]);
+    if (!v || *v <= kNoFirstField || *v > INT32_MAX) return kNoFirstField;
+    return static_cast<int32_t>(*v);
+}
+
+void Graph::refresh_first_field(OprId o) { oprs.first_field[o.value] = first_field_of(o); }
 
 void Graph::redirect(VarId from, VarId to) {
     inferred = false;
@@ -31,6 +43,7 @@ void Graph::remove_newest_operator() {
     cut(oprs.name, o);
     cut(oprs.priority, o);
     cut(oprs.output_dtype, o);
+    cut(oprs.first_field, o);
     cut(vars.name, outs.begin);
     cut(vars.dtype, outs.begin);
     cut(vars.shape, outs.begin);

@@ -40,9 +40,18 @@ struct OprTable {
     std::vector<Range> outputs;       // consecutive VarIds
     std::vector<Range> tensors;       // consecutive TensorIds
     std::vector<Range> blobs;         // into Graph::opr_blobs (v1 `blobs`, v2 `custom_data`)
+    // Field 0 of param 0 when it is an integer that fits 32 bits (Elemwise's
+    // mode), else kNoFirstField: a copy of what `params` holds, kept beside
+    // `type` because inferring an Elemwise read its mode through the param and
+    // the param's heap vector, two dependent loads per operator and an eighth of
+    // the cache lines a cold inference of transformer_encoder read. append_op
+    // writes it; whatever changes a param after append_op calls
+    // Graph::refresh_first_field (validate checks that they agree).
+    std::vector<int32_t> first_field;
 
     size_t size() const { return type.size(); }
 };
+inline constexpr int32_t kNoFirstField = INT32_MIN;
 
 struct VarTable {
     std::vector<StrId> name;
@@ -101,6 +110,11 @@ struct Graph {
     std::string_view str(StrId id) const { return strings.view(id); }
 
     Range add_dims(std::span<const uint32_t> shape);
+
+    // oprs.first_field of `o` from its params (after a change to them).
+    void refresh_first_field(OprId o);
+    // What oprs.first_field of `o` should hold.
+    int32_t first_field_of(OprId o) const;
 
     // Every use of `from` as an operator input or graph output now uses `to`.
     void redirect(VarId from, VarId to);

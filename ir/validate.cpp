@@ -52,6 +52,10 @@ void check_operator(const Graph& g, OprId o) {
                                          params[i].fields.size(), t.fields.size()));
     }
 
+    // A param changed without Graph::refresh_first_field: inference would read a stale mode.
+    if (o.value >= g.oprs.first_field.size() || g.oprs.first_field[o.value] != g.first_field_of(o))
+        throw GraphError(fmt::format("{}: its params changed without Graph::refresh_first_field", who()));
+
     if (def.outputs != kAnyCount && g.oprs.outputs[o.value].count != def.outputs)
         throw GraphError(fmt::format("{}: has {} outputs, expected {}", who(), g.oprs.outputs[o.value].count,
                                      def.outputs));

@@ -50,6 +50,19 @@ const FieldCacheSlot& fill_field_cache(ParamTableId table, FieldName field) {
     return slot;
 }
 
+FieldRef resolve_field(std::string_view table, FieldName name) noexcept {
+    FieldRef ref{name};
+    const ParamTableId id = find_param_table(table);
+    if (!id.valid()) return ref;
+    const ParamTableDesc& desc = param_table(id);
+    const int index = find_field(desc, name.name());
+    if (index < 0) return ref;
+    ref.table = id.value;
+    ref.index = index;
+    ref.enum_type = desc.fields[index].enum_type;
+    return ref;
+}
+
 int64_t enum_member_value(std::string_view enum_name, std::string_view member) {
     const EnumDesc* e = find_enum(enum_name);
     const EnumMember* m = e ? find_enum_member(*e, member) : nullptr;

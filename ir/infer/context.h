@@ -75,6 +75,24 @@ inline const FieldCacheSlot& cached_field(ParamTableId table, FieldName field) {
     return fill_field_cache(table, field);
 }
 
+// A param field resolved once, when the program starts, by its table's name:
+// the table and the field's position. Rules keep their hot fields as
+// namespace-scope constants (const FieldRef kTransposeA = resolve_field(
+// "MatrixMul", "transposeA");), so that a read compares the param's table with
+// `table` and indexes, instead of probing the field cache, whose slots,
+// scattered over 6 KiB, were a twentieth of the cache lines a cold inference
+// of transformer_encoder read. A param of another table, or a name its table
+// does not have (index -1), is read by name, which refuses what is missing.
+struct FieldRef {
+    FieldName name;
+    uint32_t table = UINT32_MAX;
+    int32_t index = -1;
+    const EnumDesc* enum_type = nullptr;  // the field's enum, or null
+};
+// Never throws (it runs before main): an unknown table or field gives a FieldRef
+// that is always read by name.
+FieldRef resolve_field(std::string_view table, FieldName name) noexcept;
+
 class InferContext {
 public:
     // Inline with the rule dispatch: a rule is a few dozen instructions, and the
@@ -177,6 +195,34 @@ public:
         }
         return enum_field_general(name, table);
     }
+    // The same by a resolved field: by position when the param is of its table.
+    const FieldValue& field(const FieldRef& f, size_t table = 0) const {
+        const ParamValue& p = param(table);
+        if (p.table.value == f.table && static_cast<size_t>(f.index) < p.fields.size()) [[likely]]
+            return p.fields[f.index];
+        return field(f.name, table);
+    }
+    int64_t int_field(const FieldRef& f, size_t table = 0) const {
+        const FieldValue& v = field(f, table);
+        if (const int64_t* i = std::get_if<int64_t>(&v)) [[likely]]
+            return *i;
+        return int_of(v, f.name);
+    }
+    std::string_view enum_field(const FieldRef& f, size_t table = 0) const {
+        const ParamValue& p = param(table);
+        if (f.enum_type && p.table.value == f.table && static_cast<size_t>(f.index) < p.fields.size()) [[likely]] {
+            const std::span<const EnumMember> members = f.enum_type->members;
+            const int64_t* v = std::get_if<int64_t>(&p.fields[f.index]);
+            if (v && static_cast<uint64_t>(*v) < members.size() && members[*v].value == *v) [[likely]]
+                return members[*v].name;
+        }
+        return enum_field_general(f.name, table);
+    }
+    const std::vector<int32_t>& ints_field(const FieldRef& f, size_t table = 0) const {
+        if (const auto* v = std::get_if<std::vector<int32_t>>(&field(f, table))) [[likely]]
+            return *v;
+        return ints_field(f.name, table);
+    }
     const FieldValue& field(FieldName name, size_t table = 0) const {
         const ParamValue& p = param(table);
         const int idx = cached_field(p.table, name).index;
@@ -184,6 +230,10 @@ public:
             fail_no_field(p, name);
         return p.fields[idx];
     }
+    // Field 0 of param 0 as the operator table keeps it (OprTable::first_field):
+    // Elemwise's mode without a load through the param's heap vector;
+    // kNoFirstField when it is not an integer of 32 bits.
+    int32_t first_field() const { return g_.oprs.first_field[o_.value]; }
     // The operator's config output_dtype (OperatorNodeConfig), invalid when not set.
     DType config_dtype() const { return g_.oprs.output_dtype[o_.value]; }
 

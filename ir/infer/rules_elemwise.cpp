@@ -306,10 +306,12 @@ bool infer_common_elemwise(InferContext& ctx, int mode) {
 }
 
 void infer_elemwise(InferContext& ctx) {
-    // Elemwise's one param field (param_defs_tables.cpp kElemwiseFields).
-    const int64_t mode = std::get<int64_t>(ctx.param(0).fields[0]);
-    if (mode >= 0 && mode < kModeCount && infer_common_elemwise(ctx, static_cast<int>(mode))) return;
-    infer_general_elemwise(ctx, mode);
+    // Elemwise's one param field (param_defs_tables.cpp kElemwiseFields), its
+    // mode, from the operator table's copy; by name when that holds none (a
+    // mode outside 32 bits, or no param), which refuses what is not a mode.
+    const int32_t mode = ctx.first_field();
+    if (mode >= 0 && mode < kModeCount && infer_common_elemwise(ctx, mode)) return;
+    infer_general_elemwise(ctx, mode != kNoFirstField ? mode : ctx.int_field("mode"));
 }
 
 // --- ElemwiseMultiType --------------------------------------------------------

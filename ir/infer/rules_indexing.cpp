@@ -27,6 +27,9 @@ using indexing::IndexItem;
 
 // An operator's index items, on the stack: parse_items refuses kMaxNdim or
 // more (a Subtensor's item list allocated twice, a tenth of inferring one).
+// The index items of Subtensor and its kin, resolved once (context.h FieldRef).
+const FieldRef kIndexItems = resolve_field("IndexDescMaskDump", "items");
+
 struct Items {
     std::array<IndexItem, kMaxNdim> at;
     size_t count = 0;
@@ -37,7 +40,7 @@ struct Items {
 // The items and the positions of their inputs (indexing::index_items), checked
 // as MegEngine's loader and FancyIndexingHelper check them.
 Items parse_items(const InferContext& ctx, size_t first) {
-    const auto& masks = std::get<std::vector<IndexDescMaskItem>>(ctx.field("items"));
+    const auto& masks = std::get<std::vector<IndexDescMaskItem>>(ctx.field(kIndexItems));
     // indexing_helper_sereg.h:43: the loader asserts nr_item < MAX_NDIM.
     if (masks.size() >= kMaxNdim)
         ctx.fail("has {} index items; MegEngine's loader takes at most {}", masks.size(), kMaxNdim - 1);
@@ -175,7 +178,7 @@ std::optional<int64_t> plain_bound(const InferContext& ctx, size_t i) {
 bool infer_plain_slices(InferContext& ctx) {
     const Shape& in = ctx.shape(0);
     if (!in.known() || ctx.may_have_value(0)) return false;
-    const auto* masks = std::get_if<std::vector<IndexDescMaskItem>>(&ctx.field("items"));
+    const auto* masks = std::get_if<std::vector<IndexDescMaskItem>>(&ctx.field(kIndexItems));
     if (!masks || masks->empty() || masks->size() >= kMaxNdim) return false;
     size_t next = 1;
     for (const IndexDescMaskItem& m : *masks) {

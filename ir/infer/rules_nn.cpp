@@ -14,17 +14,31 @@ namespace {
 using nn::all_shapes_known;
 using nn::is_float;
 
+// The fields the hot rules read, resolved once (context.h FieldRef).
+const FieldRef kReduceMode = resolve_field("Reduce", "mode");
+const FieldRef kReduceAxis = resolve_field("Reduce", "axis");
+const FieldRef kReduceDataType = resolve_field("Reduce", "data_type");
+const FieldRef kSoftmaxAxis = resolve_field("Softmax", "axis");
+const FieldRef kComputeMode = resolve_field("MatrixMul", "compute_mode");
+const FieldRef kFormat = resolve_field("MatrixMul", "format");
+const FieldRef kTransposeA = resolve_field("MatrixMul", "transposeA");
+const FieldRef kTransposeB = resolve_field("MatrixMul", "transposeB");
+
 // ---------------------------------------------------------------- Reduce
 
 // The output dtype by data_type (basic_arith.cpp:1430 Reduce::Reduce; MegDNN
 // dnn/src/common/reduce.cpp get_out_dtype and check_exec).
-DType reduce_dtype(const InferContext& ctx, std::string_view data_type) {
+// DEFAULT (nearly every Reduce) is told by number; any other value is read by
+// name, which also refuses one that is not a member.
+DType reduce_dtype(const InferContext& ctx) {
     const DType in = ctx.dtype(0);
-    if (data_type == "DEFAULT") {
+    static const int64_t kDefault = enum_member_value("ReduceDataType", "DEFAULT");
+    if (ctx.int_field(kReduceDataType) == kDefault) {
         if (in.valid && !dtype_is_float(in.type) && !dtype_is_integer(in.type) && !dtype_is_quantized(in.type))
             ctx.fail("data_type DEFAULT reduces float, integer or quantized inputs, not {}", dtype_string(in));
         return in;
     }
+    const std::string_view data_type = ctx.enum_field(kReduceDataType);
     // Reduce::make rewrites the deprecated FLOAT_IO16xC32 to FLOAT_O16xC32.
     if (data_type == "FLOAT_O16xC32" || data_type == "FLOAT_IO16xC32") {
         if (in.valid && !dtype_is_float(in.type))
@@ -77,8 +91,8 @@ std::vector<double> reduce_values(const std::vector<double>& in, const Shape& is
 }
 
 void reduce(InferContext& ctx) {
-    const int64_t axis = ctx.int_field("axis");
-    const std::string_view mode = ctx.enum_field("mode");
+    const int64_t axis = ctx.int_field(kReduceAxis);
+    const std::string_view mode = ctx.enum_field(kReduceMode);
     // basic_arith.sereg.h OprMaker<Reduce>: one input needs an axis in [-7, 7);
     // Reduce::Reduce: an axis in range excludes a target shape and vice versa.
     const bool has_axis = axis >= -static_cast<int64_t>(kMaxNdim) && axis < static_cast<int64_t>(kMaxNdim);
@@ -92,7 +106,7 @@ void reduce(InferContext& ctx) {
     if (in.valid && in.type == DTypeEnum::Quantized8Asymm &&
         (mode == "PRODUCT" || mode == "SUM_SQR" || mode == "SUM"))
         ctx.fail("mode {} is not supported on Quantized8Asymm input", mode);
-    const DType out = reduce_dtype(ctx, ctx.enum_field("data_type"));
+    const DType out = reduce_dtype(ctx);
 
     const Shape& is = ctx.shape(0);
     Shape os;
@@ -150,7 +164,7 @@ void softmax(InferContext& ctx) {
     const DType d = ctx.dtype(0);
     if (d.valid && !dtype_is_float(d.type)) ctx.fail("needs a float input, input 0 is {}", dtype_string(d));
     const Shape& s = ctx.shape(0);
-    const int64_t axis = ctx.int_field("axis");
+    const int64_t axis = ctx.int_field(kSoftmaxAxis);
     if (s.known() && !normalize_axis(axis, s.ndim))
         ctx.fail("axis {} is out of range for a {}-dim input", axis, s.ndim);
     ctx.set_output(0, d, s);
@@ -198,7 +212,7 @@ DType matmul_dtype(const InferContext& ctx, bool batched) {
     // (nearly every product) is told by number; any other value is read by
     // name, which also refuses one that is not a member.
     static const int64_t kDefaultCompute = enum_member_value("MatrixMulV1ComputeMode", "DEFAULT");
-    if (ctx.int_field("compute_mode") != kDefaultCompute && ctx.enum_field("compute_mode") == "FLOAT32" &&
+    if (ctx.int_field(kComputeMode) != kDefaultCompute && ctx.enum_field(kComputeMode) == "FLOAT32" &&
         a.type != DTypeEnum::Float16 && a.type != DTypeEnum::BFloat16)
         ctx.fail("compute_mode FLOAT32 is only available for Float16/BFloat16 inputs, not {}", dtype_string(a));
     return cfg.valid ? cfg : cand;
@@ -208,9 +222,9 @@ void matrix_mul(InferContext& ctx) {
     const DType out = matmul_dtype(ctx, false);
     // As compute_mode: DEFAULT by number, the packed formats by name.
     static const int64_t kDefaultFormat = enum_member_value("MatrixMulFormat", "DEFAULT");
-    const bool default_format = ctx.int_field("format") == kDefaultFormat;
-    const std::string_view format = default_format ? "DEFAULT" : ctx.enum_field("format");
-    const bool ta = ctx.int_field("transposeA") != 0, tb = ctx.int_field("transposeB") != 0;
+    const bool default_format = ctx.int_field(kFormat) == kDefaultFormat;
+    const std::string_view format = default_format ? "DEFAULT" : ctx.enum_field(kFormat);
+    const bool ta = ctx.int_field(kTransposeA) != 0, tb = ctx.int_field(kTransposeB) != 0;
     Shape os;
     if (all_shapes_known(ctx)) {
         const Shape &a = ctx.shape(0), &b = ctx.shape(1);
@@ -249,7 +263,7 @@ void matrix_mul(InferContext& ctx) {
 
 void batched_matrix_mul(InferContext& ctx) {
     const DType out = matmul_dtype(ctx, true);
-    const bool ta = ctx.int_field("transposeA") != 0, tb = ctx.int_field("transposeB") != 0;
+    const bool ta = ctx.int_field(kTransposeA) != 0, tb = ctx.int_field(kTransposeB) != 0;
     Shape os;
     if (all_shapes_known(ctx)) {
         // batched_matrix_mul.cpp deduce_layout: [B,M,K] x [B,K,N] -> [B,M,N].

@@ -88,6 +88,11 @@ void get_var_shape(InferContext& ctx) {
     ctx.set_output_value(0, i32, Shape::of({1}), {static_cast<double>(s->dim[*a])});
 }
 
+// The fields the hot rules read, resolved once (context.h FieldRef).
+const FieldRef kReshapeAxis = resolve_field("OptionalAxisV1", "axis");
+const FieldRef kDimshufflePattern = resolve_field("Dimshuffle", "pattern");
+const FieldRef kDimshuffleNdim = resolve_field("Dimshuffle", "ndim");
+
 // The output value of an operator that only reinterprets the shape.
 void same_elements(InferContext& ctx, DType d, const Shape& out) {
     const StaticValue* v = ctx.value(0);
@@ -127,7 +132,11 @@ bool reshape_to_constant(InferContext& ctx, DType d) {
 void reshape(InferContext& ctx) {
     ctx.expect_inputs(2, 2);
     const DType d = ctx.dtype(0);
-    const int64_t axis = ctx.int_field("axis");
+    // OptionalAxisV1's one field, from the operator table's copy
+    // (OprTable::first_field): a Reshape was a fifth of a transformer's
+    // operators, each a load through its param's heap vector.
+    const int32_t first = ctx.first_field();
+    const int64_t axis = first != kNoFirstField ? first : ctx.int_field(kReshapeAxis);
     if (axis == kInvalidAxis && reshape_to_constant(ctx, d)) return;
     const Shape& in = ctx.shape(0);
     uint32_t unspec = kNoFreeAxis;
@@ -215,8 +224,8 @@ void broadcast(InferContext& ctx) {
 void dimshuffle(InferContext& ctx) {
     ctx.expect_inputs(1, 1);
     const DType d = ctx.dtype(0);
-    const std::vector<int32_t>& pattern = ctx.ints_field("pattern");
-    int64_t ndim = ctx.int_field("ndim");
+    const std::vector<int32_t>& pattern = ctx.ints_field(kDimshufflePattern);
+    int64_t ndim = ctx.int_field(kDimshuffleNdim);
     if (pattern.empty()) ctx.fail("pattern is empty (the output would have no dims)");
     if (pattern.size() > kMaxNdim) ctx.fail("pattern has {} entries; MegEngine allows at most {}", pattern.size(), kMaxNdim);
     if (ndim == 0) {

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "ir/builder.h"
+#include "ir/infer/context.h"
+#include "ir/validate.h"
 #include "ir/infer/elemwise_util.h"
 #include "ir/infer/shape_util.h"
 #include "ir/infer/values.h"
@@ -328,6 +330,71 @@ TEST(InferFastPaths, AnEnumReadNamesItsMemberAndRefusesAValueNoMemberHas) {
     p.fields[ir::find_field(ir::param_table(p.table), "mode")] = int64_t{99};
     ir::InferState state = b.inferred();
     expect_refused([&] { ir::infer_operator(g, o, state); }, "mode = 99 is not a");
+}
+
+// The operator table keeps field 0 of param 0 (OprTable::first_field), which
+// the Elemwise rule reads as its mode: it must be what the param holds, a
+// change to the param must be refused by validation until refreshed, and the
+// refreshed mode is the one inference applies.
+TEST(InferFastPaths, TheOperatorTableKeepsTheFirstFieldOfTheFirstParam) {
+    GraphBuilder b;
+    const VarId x = b.input("x", F32, {2, 3});
+    const VarId sum = b.op("Elemwise", {x, x}, {{"mode", "ADD"}});
+    const VarId t = b.op("Dimshuffle", {sum}, {{"pattern", std::vector<int32_t>{1, 0}}});
+    ir::Graph& g = b.graph();
+    const ir::OprId add = g.vars.owner[sum.value], shuffle = g.vars.owner[t.value], input = g.vars.owner[x.value];
+    ASSERT_EQ(g.oprs.first_field.size(), g.oprs.size());
+    // param::Elemwise::Mode ADD is 16 (the spec's worked example writes it).
+    EXPECT_EQ(g.oprs.first_field[add.value], 16);
+    // Dimshuffle's field 0 is its pattern, a vector; an input's param has no int field 0.
+    EXPECT_EQ(g.oprs.first_field[shuffle.value], ir::kNoFirstField);
+    EXPECT_EQ(g.oprs.first_field[input.value], g.first_field_of(input));
+
+    ir::ParamValue& p = g.params[g.oprs.params[add.value].begin];
+    const ir::EnumDesc& modes = *ir::param_table(p.table).fields[0].enum_type;
+    p.fields[0] = int64_t{ir::find_enum_member(modes, "NEGATE")->value};
+    expect_refused([&] { ir::validate_operator(g, add); }, "refresh_first_field");
+    g.refresh_first_field(add);
+    ir::validate_operator(g, add);
+    // NEGATE takes one input; the operator has two.
+    ir::InferState state = b.inferred();
+    expect_refused([&] { ir::infer_operator(g, add, state); }, "takes 1 input, has 2");
+
+    // Undoing an operator takes its entry out too.
+    g.remove_newest_operator();
+    EXPECT_EQ(g.oprs.first_field.size(), g.oprs.size());
+}
+
+// Hot fields are resolved once by table and name (FieldRef): the position must
+// be the table's own, a name the table lacks resolves to a by-name read, and a
+// param of another table than the one resolved is read by name, which refuses
+// a field that table does not have.
+TEST(InferFastPaths, AResolvedFieldIsTheTablesAndFallsBackToItsName) {
+    const ir::FieldRef ta = ir::resolve_field("MatrixMul", "transposeA");
+    const ir::ParamTableId matmul = ir::find_param_table("MatrixMul");
+    EXPECT_EQ(ta.table, matmul.value);
+    EXPECT_EQ(ta.index, ir::find_field(ir::param_table(matmul), "transposeA"));
+    EXPECT_EQ(ta.enum_type, nullptr);
+    EXPECT_NE(ir::resolve_field("Reduce", "mode").enum_type, nullptr);
+    EXPECT_EQ(ir::resolve_field("MatrixMul", "no_such_field").index, -1);
+    EXPECT_EQ(ir::resolve_field("NoSuchTable", "axis").index, -1);
+
+    // A Reduce whose param is a Softmax (a hand-made graph): "axis" is found by
+    // name in the Softmax table, "mode" is not there and is refused by name.
+    GraphBuilder b;
+    const VarId x = b.input("x", F32, {2, 3});
+    ir::Graph& g = b.graph();
+    const std::vector<VarId> inputs{x};
+    std::vector<ir::ParamValue> softmax{ir::default_param(ir::find_param_table("Softmax"))};
+    const ir::OprId o = ir::append_op(g, ir::find_op("Reduce"), inputs, std::move(softmax), {});
+    ir::InferState state = b.inferred();
+    try {
+        ir::infer_operator(g, o, state);
+        ADD_FAILURE() << "a Reduce with a Softmax param was not refused";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string_view(e.what()).find("param Softmax has no enum field 'mode'"), std::string_view::npos)
+            << e.what();
+    }
 }
 
 }  // namespace
