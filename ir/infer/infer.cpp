@@ -143,8 +143,8 @@ bool inputs_inside_var_table(const Graph& g);
 
 // A state of `vars` vars that know nothing, each table built whole: the
 // general resize (vector's insert, which also grows in the middle and moves what
-// was there) was a seventh of the code lines and instructions of a cold
-// inference of transformer_encoder, for filling three empty tables.
+// was there) was an eighth of the code lines a cold inference of
+// transformer_encoder ran, for filling three empty tables.
 InferState unknown_state(size_t vars) {
     InferState state;
     state.dtypes = std::vector<DType>(vars, DType::none());
