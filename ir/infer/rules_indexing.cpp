@@ -25,11 +25,11 @@ const DType kInt32 = DType::of(DTypeEnum::Int32);
 
 using indexing::IndexItem;
 
-// An operator's index items, on the stack: parse_items refuses kMaxNdim or
-// more (a Subtensor's item list allocated twice, a tenth of inferring one).
 // The index items of Subtensor and its kin, resolved once (context.h FieldRef).
 const FieldRef kIndexItems = resolve_field("IndexDescMaskDump", "items");
 
+// An operator's index items, on the stack: parse_items refuses kMaxNdim or
+// more (a Subtensor's item list allocated twice, a tenth of inferring one).
 struct Items {
     std::array<IndexItem, kMaxNdim> at;
     size_t count = 0;
