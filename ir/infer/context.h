@@ -187,12 +187,9 @@ public:
     std::string_view enum_field(FieldName name, size_t table = 0) const {
         const ParamValue& p = param(table);
         const FieldCacheSlot& slot = cached_field(p.table, name);
-        if (slot.enum_type && static_cast<size_t>(slot.index) < p.fields.size()) [[likely]] {
-            const std::span<const EnumMember> members = slot.enum_type->members;
-            const int64_t* v = std::get_if<int64_t>(&p.fields[slot.index]);
-            if (v && static_cast<uint64_t>(*v) < members.size() && members[*v].value == *v) [[likely]]
-                return members[*v].name;
-        }
+        if (static_cast<size_t>(slot.index) < p.fields.size()) [[likely]]
+            if (const EnumMember* m = member_in_order(slot.enum_type, p.fields[slot.index])) [[likely]]
+                return m->name;
         return enum_field_general(name, table);
     }
     // The same by a resolved field: by position when the param is of its table,
@@ -210,12 +207,9 @@ public:
         return int_field(f.name, table);
     }
     [[gnu::always_inline]] std::string_view enum_field(const FieldRef& f, size_t table = 0) const {
-        if (const FieldValue* v = resolved(f, table); v && f.enum_type) [[likely]] {
-            const std::span<const EnumMember> members = f.enum_type->members;
-            const int64_t* i = std::get_if<int64_t>(v);
-            if (i && static_cast<uint64_t>(*i) < members.size() && members[*i].value == *i) [[likely]]
-                return members[*i].name;
-        }
+        if (const FieldValue* v = resolved(f, table)) [[likely]]
+            if (const EnumMember* m = member_in_order(f.enum_type, *v)) [[likely]]
+                return m->name;
         return enum_field_general(f.name, table);
     }
     [[gnu::always_inline]] const std::vector<int32_t>& ints_field(const FieldRef& f, size_t table = 0) const {
@@ -298,6 +292,17 @@ public:
     }
 
 private:
+    // The member of enum `type` (null: the field is not an enum) that `v` holds,
+    // when the members are numbered in order (nearly every enum); else null, and
+    // the read takes enum_field_general, which also refuses a value that is no
+    // member. The inline part of both enum_field reads.
+    [[gnu::always_inline]] static const EnumMember* member_in_order(const EnumDesc* type, const FieldValue& v) {
+        const int64_t* i = std::get_if<int64_t>(&v);
+        if (!type || !i) return nullptr;
+        const std::span<const EnumMember> members = type->members;
+        if (static_cast<uint64_t>(*i) >= members.size() || members[*i].value != *i) return nullptr;
+        return &members[*i];
+    }
     // Field `f` of param `table` when that param is of f's table, else null.
     [[gnu::always_inline]] const FieldValue* resolved(const FieldRef& f, size_t table) const {
         const Range r = g_.oprs.params[o_.value];
@@ -365,8 +370,10 @@ using InferRule = void (*)(InferContext&);
 
 // A member's value in one of the schema's enums (param_schema.h), for a rule
 // that tests an enum field by number (reading the member's name and comparing
-// it with a literal costs a string compare per read). Looked up once, at the rule:
-//   static const int64_t kDefault = enum_member_value("MatrixMulFormat", "DEFAULT");
+// it with a literal costs a string compare per read). Looked up once, as a
+// namespace constant beside the rule's FieldRefs (a function-local static pays a
+// guard check per read):
+//   const int64_t kDefaultFormat = enum_member_value("MatrixMulFormat", "DEFAULT");
 // Throws when the schema has no such member (a rule's mistake, not a graph's).
 int64_t enum_member_value(std::string_view enum_name, std::string_view member);
 

@@ -23,6 +23,11 @@ const FieldRef kComputeMode = resolve_field("MatrixMul", "compute_mode");
 const FieldRef kFormat = resolve_field("MatrixMul", "format");
 const FieldRef kTransposeA = resolve_field("MatrixMul", "transposeA");
 const FieldRef kTransposeB = resolve_field("MatrixMul", "transposeB");
+// The DEFAULT members the rules tell by number (namespace constants: as
+// function-local statics each read paid a guard check).
+const int64_t kReduceDefaultDataType = enum_member_value("ReduceDataType", "DEFAULT");
+const int64_t kDefaultComputeMode = enum_member_value("MatrixMulV1ComputeMode", "DEFAULT");
+const int64_t kDefaultFormat = enum_member_value("MatrixMulFormat", "DEFAULT");
 
 // ---------------------------------------------------------------- Reduce
 
@@ -32,8 +37,7 @@ const FieldRef kTransposeB = resolve_field("MatrixMul", "transposeB");
 // name, which also refuses one that is not a member.
 DType reduce_dtype(const InferContext& ctx) {
     const DType in = ctx.dtype(0);
-    static const int64_t kDefault = enum_member_value("ReduceDataType", "DEFAULT");
-    if (ctx.int_field(kReduceDataType) == kDefault) {
+    if (ctx.int_field(kReduceDataType) == kReduceDefaultDataType) {
         if (in.valid && !dtype_is_float(in.type) && !dtype_is_integer(in.type) && !dtype_is_quantized(in.type))
             ctx.fail("data_type DEFAULT reduces float, integer or quantized inputs, not {}", dtype_string(in));
         return in;
@@ -211,8 +215,7 @@ DType matmul_dtype(const InferContext& ctx, bool batched) {
     // check_exec: ComputeMode FLOAT32 is for Float16/BFloat16 data only. DEFAULT
     // (nearly every product) is told by number; any other value is read by
     // name, which also refuses one that is not a member.
-    static const int64_t kDefaultCompute = enum_member_value("MatrixMulV1ComputeMode", "DEFAULT");
-    if (ctx.int_field(kComputeMode) != kDefaultCompute && ctx.enum_field(kComputeMode) == "FLOAT32" &&
+    if (ctx.int_field(kComputeMode) != kDefaultComputeMode && ctx.enum_field(kComputeMode) == "FLOAT32" &&
         a.type != DTypeEnum::Float16 && a.type != DTypeEnum::BFloat16)
         ctx.fail("compute_mode FLOAT32 is only available for Float16/BFloat16 inputs, not {}", dtype_string(a));
     return cfg.valid ? cfg : cand;
@@ -221,7 +224,6 @@ DType matmul_dtype(const InferContext& ctx, bool batched) {
 void matrix_mul(InferContext& ctx) {
     const DType out = matmul_dtype(ctx, false);
     // As compute_mode: DEFAULT by number, the packed formats by name.
-    static const int64_t kDefaultFormat = enum_member_value("MatrixMulFormat", "DEFAULT");
     const bool default_format = ctx.int_field(kFormat) == kDefaultFormat;
     const std::string_view format = default_format ? "DEFAULT" : ctx.enum_field(kFormat);
     const bool ta = ctx.int_field(kTransposeA) != 0, tb = ctx.int_field(kTransposeB) != 0;

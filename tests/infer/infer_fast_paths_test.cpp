@@ -386,6 +386,10 @@ TEST(InferFastPaths, AResolvedFieldIsTheTablesAndFallsBackToItsName) {
     ir::Graph& g = b.graph();
     const std::vector<VarId> inputs{x};
     std::vector<ir::ParamValue> softmax{ir::default_param(ir::find_param_table("Softmax"))};
+    // Softmax's field 0 (axis) at 1: read by Reduce's position of "mode" without
+    // the table check, it would pass for a mode (member 1) and not be refused.
+    ASSERT_EQ(ir::find_field(ir::param_table(softmax[0].table), "axis"), 0);
+    softmax[0].fields[0] = int64_t{1};
     const ir::OprId o = ir::append_op(g, ir::find_op("Reduce"), inputs, std::move(softmax), {});
     ir::InferState state = b.inferred();
     try {
