@@ -115,7 +115,7 @@ const StaticValue* InferContext::constant_input_value(size_t i) const {
     return slot;
 }
 
-int InferContext::small_value(size_t i, std::span<double> out) const {
+[[gnu::hot]] int InferContext::small_value(size_t i, std::span<double> out) const {
     const uint32_t v = inputs_[i].value;
     if (const StaticValue* known = values_[v]) {
         if (known->elems.size() > out.size()) return -1;

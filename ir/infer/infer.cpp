@@ -45,7 +45,7 @@ struct RuleTable {
     const RuleSlot& of(OpTypeId type) const { return of(slots, type); }
 };
 
-const RuleTable& rule_table() {
+[[gnu::hot]] const RuleTable& rule_table() {
     static const RuleTable table = [] {
         RuleTable t{std::vector<RuleSlot>(op_defs().size())};
         for (auto family : {io_infer_rules(), elemwise_infer_rules(), conv_infer_rules(), image_infer_rules(),
@@ -157,7 +157,7 @@ InferState unknown_state(size_t vars) {
 // for the whole graph when its inputs all lie inside the var table, else with
 // the checked context, which names the operator at fault.
 template <class Order>
-void walk(const RuleTable& table, const Graph& g, const Order& order, InferState& state) {
+[[gnu::hot]] void walk(const RuleTable& table, const Graph& g, const Order& order, InferState& state) {
     if (!inputs_inside_var_table(g)) {
         for (OprId o : order) infer_with(table.of(g.oprs.type[o.value]).rule, g, o, state);
         return;
@@ -182,7 +182,7 @@ void walk(const RuleTable& table, const Graph& g, const Order& order, InferState
 // input. A graph where this fails takes the checked walk, which names the
 // operator at fault. (Outputs are still checked per operator, where the check
 // is one compare of the range's end.)
-bool inputs_inside_var_table(const Graph& g) {
+[[gnu::hot]] bool inputs_inside_var_table(const Graph& g) {
     const uint64_t vars = g.vars.size();
     // The largest input id in four independent lanes: one running maximum was a
     // chain of dependent compares as long as the table.
@@ -203,7 +203,7 @@ void infer_operator(const Graph& g, OprId o, InferState& state) {
     infer_with(rule_table().of(g.oprs.type[o.value]).rule, g, o, state);
 }
 
-InferState infer_graph(const Graph& g, std::span<const OprId> order) {
+[[gnu::hot]] InferState infer_graph(const Graph& g, std::span<const OprId> order) {
     // Only vars no operator of `order` produces start from the graph's record: a
     // rule sets its outputs whole, so adopting every var first (a tenth of the
     // walk) was overwritten for all the others.

@@ -1,5 +1,16 @@
 // The inference rules by operator family. Each family file lists its operators
 // by registry name; ir/infer/infer.cpp indexes them by operator type once.
+//
+// The walk, the rules of the operators most graphs are made of (Elemwise,
+// Reshape, Dimshuffle, Reduce, Softmax, the matrix products, Subtensor) and
+// the helpers they call are marked [[gnu::hot]]: GCC puts them in .text.hot,
+// which the linker gathers in one place, so that an inference of
+// transformer_encoder runs from 8 pages of mgedump's code instead of about 17
+// spread over the family files (session 26, callgrind's instruction
+// addresses). A dump pipeline infers between other work; on this project's
+// VMs (page-table isolation without PCID) a system call empties the TLB, and
+// every page an inference touches after one costs a page walk
+// (bench/suites/infer_bench.cpp InferGraphAfterSyscall).
 #pragma once
 
 #include <span>

@@ -305,7 +305,7 @@ bool infer_common_elemwise(InferContext& ctx, int mode) {
     set_computed_output(ctx, dt, out, [&](const double* a) { return eval_elemwise(mode, dt.type, a); });
 }
 
-void infer_elemwise(InferContext& ctx) {
+[[gnu::hot]] void infer_elemwise(InferContext& ctx) {
     // Elemwise's one param field (param_defs_tables.cpp kElemwiseFields), its
     // mode, from the operator table's copy; by name when that holds none (a
     // mode outside 32 bits, or no param), which refuses what is not a mode.

@@ -208,7 +208,7 @@ bool infer_plain_slices(InferContext& ctx) {
 }
 
 // Subtensor: slices and scalar indices; the shape needs the slice values only.
-void subtensor(InferContext& ctx) {
+[[gnu::hot]] void subtensor(InferContext& ctx) {
     ctx.expect_inputs(1, 1 << 30);
     if (infer_plain_slices(ctx)) return;
     const DType d = ctx.dtype(0);

@@ -94,7 +94,7 @@ std::vector<double> reduce_values(const std::vector<double>& in, const Shape& is
     return acc;
 }
 
-void reduce(InferContext& ctx) {
+[[gnu::hot]] void reduce(InferContext& ctx) {
     const int64_t axis = ctx.int_field(kReduceAxis);
     const std::string_view mode = ctx.enum_field(kReduceMode);
     // basic_arith.sereg.h OprMaker<Reduce>: one input needs an axis in [-7, 7);
@@ -162,7 +162,7 @@ void reduce(InferContext& ctx) {
 
 // ---------------------------------------------------------------- Softmax
 
-void softmax(InferContext& ctx) {
+[[gnu::hot]] void softmax(InferContext& ctx) {
     // dnn/src/common/softmax.cpp deduce_layout_fwd: axis in [-ndim, ndim); output
     // as input. The naive kernel computes exp, so the input must be float.
     const DType d = ctx.dtype(0);
@@ -179,7 +179,7 @@ void softmax(InferContext& ctx) {
 // MatrixMulForward / BatchedMatrixMulForward::deduce_dtype
 // (dnn/src/common/matrix_mul.cpp:4, batched_matrix_mul.cpp:4): the output dtype
 // from A's, checked against the config dtype when one is set.
-DType matmul_dtype(const InferContext& ctx, bool batched) {
+[[gnu::hot]] DType matmul_dtype(const InferContext& ctx, bool batched) {
     const DType a = ctx.dtype(0), b = ctx.dtype(1);
     const DType cfg = ctx.config_dtype();
     if (!a.valid || !b.valid) return cfg;
@@ -221,7 +221,7 @@ DType matmul_dtype(const InferContext& ctx, bool batched) {
     return cfg.valid ? cfg : cand;
 }
 
-void matrix_mul(InferContext& ctx) {
+[[gnu::hot]] void matrix_mul(InferContext& ctx) {
     const DType out = matmul_dtype(ctx, false);
     // As compute_mode: DEFAULT by number, the packed formats by name.
     const bool default_format = ctx.int_field(kFormat) == kDefaultFormat;
@@ -263,7 +263,7 @@ void matrix_mul(InferContext& ctx) {
     ctx.set_output(0, out, os);
 }
 
-void batched_matrix_mul(InferContext& ctx) {
+[[gnu::hot]] void batched_matrix_mul(InferContext& ctx) {
     const DType out = matmul_dtype(ctx, true);
     const bool ta = ctx.int_field(kTransposeA) != 0, tb = ctx.int_field(kTransposeB) != 0;
     Shape os;

@@ -94,7 +94,7 @@ const FieldRef kDimshufflePattern = resolve_field("Dimshuffle", "pattern");
 const FieldRef kDimshuffleNdim = resolve_field("Dimshuffle", "ndim");
 
 // The output value of an operator that only reinterprets the shape.
-void same_elements(InferContext& ctx, DType d, const Shape& out) {
+[[gnu::hot]] void same_elements(InferContext& ctx, DType d, const Shape& out) {
     const StaticValue* v = ctx.value(0);
     if (v && out.known() && out.elements() == v->elems.size())
         ctx.set_output_value(0, d, out, v->elems);
@@ -109,7 +109,7 @@ void same_elements(InferContext& ctx, DType d, const Shape& out) {
 // else (a negative dim, another element count, a computed target) returns
 // false having written nothing, and the general rule refuses it or computes it.
 // (A Reshape was a fifth of inferring a transformer.)
-bool reshape_to_constant(InferContext& ctx, DType d) {
+[[gnu::hot]] bool reshape_to_constant(InferContext& ctx, DType d) {
     const Shape& in = ctx.shape(0);
     const Shape& ts = ctx.shape(1);
     if (!in.known() || ctx.may_have_value(0) || ts.ndim != 1 || ts.dim[0] == 0 || ts.dim[0] > kMaxNdim) return false;
@@ -129,7 +129,7 @@ bool reshape_to_constant(InferContext& ctx, DType d) {
 
 // Reshape: the target shape is input 1's value (unknown value: unknown shape);
 // with an unspecified axis that dim is computed from the element count.
-void reshape(InferContext& ctx) {
+[[gnu::hot]] void reshape(InferContext& ctx) {
     ctx.expect_inputs(2, 2);
     const DType d = ctx.dtype(0);
     // OptionalAxisV1's one field, from the operator table's copy
@@ -221,7 +221,7 @@ void broadcast(InferContext& ctx) {
 
 // Dimshuffle: output axis k is input axis pattern[k], or a new axis of 1 for -1
 // (tensor_manip.cpp:468-531).
-void dimshuffle(InferContext& ctx) {
+[[gnu::hot]] void dimshuffle(InferContext& ctx) {
     ctx.expect_inputs(1, 1);
     const DType d = ctx.dtype(0);
     const std::vector<int32_t>& pattern = ctx.ints_field(kDimshufflePattern);

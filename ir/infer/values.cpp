@@ -134,7 +134,7 @@ namespace {
 
 }  // namespace
 
-int small_int32_constant(const Graph& g, VarId v, std::span<int32_t> out) {
+[[gnu::hot]] int small_int32_constant(const Graph& g, VarId v, std::span<int32_t> out) {
     const TensorId t = constant_tensor(g, v);
     int count;
     Bytes bytes;
@@ -144,7 +144,7 @@ int small_int32_constant(const Graph& g, VarId v, std::span<int32_t> out) {
     return count;
 }
 
-int decode_small_constant(const Graph& g, VarId v, std::span<double> out) {
+[[gnu::hot]] int decode_small_constant(const Graph& g, VarId v, std::span<double> out) {
     const TensorId t = constant_tensor(g, v);
     if (!t.valid()) return -1;
     int count;
