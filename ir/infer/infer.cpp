@@ -45,21 +45,24 @@ struct RuleTable {
     const RuleSlot& of(OpTypeId type) const { return of(slots, type); }
 };
 
+// Runs once, at the first inference: out of line and not hot, so that its
+// registry lookups stay out of the hot code pages rule_table() sits on.
+[[gnu::noinline, gnu::cold]] RuleTable build_rule_table() {
+    RuleTable t{std::vector<RuleSlot>(op_defs().size())};
+    for (auto family : {io_infer_rules(), elemwise_infer_rules(), conv_infer_rules(), image_infer_rules(),
+                        nn_infer_rules(), misc_infer_rules(), shape_infer_rules(), indexing_infer_rules()})
+        for (const InferRuleEntry& e : family) {
+            const OpTypeId id = find_op(e.op);
+            if (!id.valid()) throw Error(fmt::format("inference rules: no operator '{}' in the registry", e.op));
+            RuleSlot& slot = t.slots[id.value];
+            if (slot.rule != unknown_outputs) throw Error(fmt::format("inference rules: two rules for '{}'", e.op));
+            slot = {e.rule, e.outputs_are_tensors};
+        }
+    return t;
+}
+
 [[gnu::hot]] const RuleTable& rule_table() {
-    static const RuleTable table = [] {
-        RuleTable t{std::vector<RuleSlot>(op_defs().size())};
-        for (auto family : {io_infer_rules(), elemwise_infer_rules(), conv_infer_rules(), image_infer_rules(),
-                            nn_infer_rules(), misc_infer_rules(), shape_infer_rules(), indexing_infer_rules()})
-            for (const InferRuleEntry& e : family) {
-                const OpTypeId id = find_op(e.op);
-                if (!id.valid()) throw Error(fmt::format("inference rules: no operator '{}' in the registry", e.op));
-                RuleSlot& slot = t.slots[id.value];
-                if (slot.rule != unknown_outputs)
-                    throw Error(fmt::format("inference rules: two rules for '{}'", e.op));
-                slot = {e.rule, e.outputs_are_tensors};
-            }
-        return t;
-    }();
+    static const RuleTable table = build_rule_table();
     return table;
 }
 
