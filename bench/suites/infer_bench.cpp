@@ -46,20 +46,15 @@ void infer_graph_of(benchmark::State& state, const ir::Graph& g) {
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * order.size()));
 }
 
-// The same after the caches lost the graph, as in a dump pipeline where
-// inference follows other work (the compare driver times it between dumps):
-// before each inference, untimed, 4 MiB are written (more than this machine's
-// L2 per core), so the graph's tables, the rules' code and the state come
-// from L3 or memory. Timed by hand around the inference alone, with the
-// monotonic clock (40 ns a read here, against 0.7 µs for the CPU-time clock
-// that PauseTiming reads).
-void infer_graph_cold_of(benchmark::State& state, const ir::Graph& g) {
+// One inference per iteration, timed by hand with the monotonic clock (40 ns
+// a read here, against 0.7 µs for the CPU-time clock that PauseTiming reads),
+// after `before` ran untimed.
+template <class Before>
+void infer_graph_timed_after(benchmark::State& state, const ir::Graph& g, Before before) {
     const std::vector<ir::OprId> order = ir::dump_order(g);
-    std::vector<char> evict(size_t{4} << 20);
-    char round = 0;
+    infer_warmup(g, order);
     for (auto _ : state) {
-        std::fill(evict.begin(), evict.end(), ++round);
-        benchmark::DoNotOptimize(evict.data());
+        before();
         const auto start = std::chrono::steady_clock::now();
         infer_once(g, order);
         state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -67,24 +62,32 @@ void infer_graph_cold_of(benchmark::State& state, const ir::Graph& g) {
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * order.size()));
 }
 
-// The same with the caches warm but the TLB empty: before each inference,
-// untimed, one system call (the CPU-time clock the compare driver reads around
-// each method). On a kernel with page-table isolation and no PCID (this
-// project's VMs) a system call flushes the TLB, so this is the hot time plus a
-// page walk for every code and data page the inference touches: what the rules'
+// The same after the caches lost the graph, as in a dump pipeline where
+// inference follows other work (the compare driver times it between dumps):
+// before each inference 4 MiB are written (more than this machine's L2 per
+// core), so the graph's tables, the rules' code and the state come from L3 or
+// memory.
+void infer_graph_cold_of(benchmark::State& state, const ir::Graph& g) {
+    std::vector<char> evict(size_t{4} << 20);
+    char round = 0;
+    infer_graph_timed_after(state, g, [&] {
+        std::fill(evict.begin(), evict.end(), ++round);
+        benchmark::DoNotOptimize(evict.data());
+    });
+}
+
+// The same with the caches warm but the TLB empty: before each inference, one
+// system call (the CPU-time clock the compare driver reads around each
+// method). On a kernel with page-table isolation and no PCID (this project's
+// VMs) a system call flushes the TLB, so this is the hot time plus a page walk
+// for every code and data page the inference touches: what the rules'
 // [[gnu::hot]] placement (ir/infer/rules.h) cuts.
 void infer_graph_after_syscall_of(benchmark::State& state, const ir::Graph& g) {
-    const std::vector<ir::OprId> order = ir::dump_order(g);
-    infer_warmup(g, order);
-    for (auto _ : state) {
+    infer_graph_timed_after(state, g, [] {
         timespec cpu_time;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_time);
         benchmark::DoNotOptimize(cpu_time);
-        const auto start = std::chrono::steady_clock::now();
-        infer_once(g, order);
-        state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * order.size()));
+    });
 }
 
 void infer_whole_graph(benchmark::State& state, const std::string& graph) { infer_graph_of(state, suite_graph(graph)); }
