@@ -12,11 +12,12 @@ std::string opt_string(std::optional<int64_t> v) { return v ? std::to_string(*v)
 
 }  // namespace
 
-[[gnu::hot]] bool apply_slice(uint32_t size_ax_u, std::optional<int64_t> begin_opt, std::optional<int64_t> end_opt,
-                 std::optional<int64_t> step_opt, bool scalar_idx, AxisSlice& out) {
+[[gnu::hot]] SliceFault apply_slice(uint32_t size_ax_u, std::optional<int64_t> begin_opt,
+                                     std::optional<int64_t> end_opt, std::optional<int64_t> step_opt, bool scalar_idx,
+                                     AxisSlice& out) {
     const int64_t size_ax = size_ax_u;
     const int64_t step = step_opt.value_or(1);
-    if (step == 0) return false;
+    if (step == 0) return SliceFault::ZeroStep;
     // An empty axis maps every position to 0 (Slice::apply's mod_size).
     auto wrap = [&](int64_t v) -> int64_t { return size_ax == 0 ? 0 : (v < 0 ? v + size_ax : v); };
     int64_t begin, end;
@@ -27,7 +28,7 @@ std::string opt_string(std::optional<int64_t> v) { return v ? std::to_string(*v)
             end = std::min(end, size_ax);
             begin = std::min(begin, end);
         }
-        if (!(begin >= 0 && end >= begin && end <= size_ax)) return false;
+        if (!(begin >= 0 && end >= begin && end <= size_ax)) return SliceFault::OutOfBound;
     } else {
         begin = wrap(begin_opt.value_or(size_ax - 1));
         end = end_opt ? wrap(*end_opt) : -1;
@@ -35,18 +36,18 @@ std::string opt_string(std::optional<int64_t> v) { return v ? std::to_string(*v)
             begin = std::min(begin, std::max<int64_t>(size_ax - 1, 0));
             end = std::min(end, begin);
         }
-        if (!(begin >= 0 && end <= begin && begin < size_ax && end >= -1)) return false;
+        if (!(begin >= 0 && end <= begin && begin < size_ax && end >= -1)) return SliceFault::OutOfBound;
     }
     const int64_t step_abs = std::abs(step);
     out.begin = begin;
     out.step = step;
     out.size = static_cast<uint32_t>((std::abs(end - begin) + step_abs - 1) / step_abs);
-    return true;
+    return SliceFault::None;
 }
 
-std::string slice_error(uint32_t size_ax, std::optional<int64_t> begin, std::optional<int64_t> end,
-                        std::optional<int64_t> step, bool scalar_idx) {
-    if (step.value_or(1) == 0) return "a slice step can not be zero";
+std::string slice_error(SliceFault fault, uint32_t size_ax, std::optional<int64_t> begin,
+                        std::optional<int64_t> end, std::optional<int64_t> step, bool scalar_idx) {
+    if (fault == SliceFault::ZeroStep) return "a slice step can not be zero";
     if (scalar_idx) return fmt::format("index {} is out of bound for an axis of {}", opt_string(begin), size_ax);
     return fmt::format("slice begin={} end={} step={} is out of bound for an axis of {}", opt_string(begin),
                        opt_string(end), opt_string(step), size_ax);

@@ -23,18 +23,22 @@ struct AxisSlice {
     uint32_t size = 0;  // elements taken
 };
 
+// Why a slice does not fit its axis (None: it fits).
+enum class SliceFault : uint8_t { None, ZeroStep, OutOfBound };
+
 // Slice::apply on an axis of `size_ax` elements. Not Python's clamping: a
 // negative begin/end is wrapped once (v + size) and then must be in range;
 // only ends past the axis are clamped. A scalar index i is the slice [i, i+1)
-// (or [-1, end) for -1) and is never clamped. Returns whether the slice fits
-// the axis; `out` is set only when it does. (Not the message: returning an
-// empty std::string on every success cost a quarter more instructions, 480
-// against 342 per inference of transformer_encoder's six Subtensors.)
-bool apply_slice(uint32_t size_ax, std::optional<int64_t> begin, std::optional<int64_t> end,
-                 std::optional<int64_t> step, bool scalar_idx, AxisSlice& out);
-// The rule that apply_slice found broken, in words, for the same arguments.
-std::string slice_error(uint32_t size_ax, std::optional<int64_t> begin, std::optional<int64_t> end,
-                        std::optional<int64_t> step, bool scalar_idx);
+// (or [-1, end) for -1) and is never clamped. Returns why the slice does not
+// fit the axis, or None; `out` is set only when it fits. (A fault code, not
+// the message: returning an empty std::string on every success cost a quarter
+// more instructions, 480 against 342 per inference of transformer_encoder's
+// six Subtensors.)
+SliceFault apply_slice(uint32_t size_ax, std::optional<int64_t> begin, std::optional<int64_t> end,
+                       std::optional<int64_t> step, bool scalar_idx, AxisSlice& out);
+// The rule behind `fault` (not None), in words, for the arguments apply_slice had.
+std::string slice_error(SliceFault fault, uint32_t size_ax, std::optional<int64_t> begin,
+                        std::optional<int64_t> end, std::optional<int64_t> step, bool scalar_idx);
 
 // One IndexDescMaskDump item with the positions of the inputs that give its
 // begin, end, step or index (-1: not given).
