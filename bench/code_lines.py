@@ -5,7 +5,9 @@ instruction count does not show (a rule's code lines cost as much as its
 instructions once a dump has evicted them). Runs `mgedump_bench`'s
 InferGraph/<model> under callgrind with per-instruction counts, collecting only
 inside `infer_once` (three calls, after an uncollected warm-up inference), and
-prints the distinct lines executed, by file and by function. Deterministic,
+prints the distinct lines executed, by file and by function, and the 4 KiB
+pages they lie on by file (each a TLB entry, and on a kernel with page-table
+isolation and no PCID a page walk after every system call). Deterministic,
 unlike a timing on a shared machine.
 
   MGEDUMP_ONNX_CORPUS=build/onnx-corpus python3 bench/code_lines.py \\
@@ -19,6 +21,7 @@ import sys
 import tempfile
 
 LINE = 64
+PAGE = 4096
 
 
 def run_callgrind(bench, model, out):
@@ -85,16 +88,20 @@ def main():
                  "(the ONNX corpus models need MGEDUMP_ONNX_CORPUS)")
     all_lines = set()
     by_object = collections.defaultdict(set)
+    pages_by_object = collections.defaultdict(set)
     rows = []
     for (obj, function), addresses in by_function.items():
         lines = {a // LINE for a in addresses}
         all_lines |= lines
         by_object[obj] |= lines
+        pages_by_object[obj] |= {a // PAGE for a in addresses}
         rows.append((len(lines), len(addresses), function))
     instructions = sum(len(a) for a in by_function.values())
     print(f"{args.model}: {len(all_lines)} code lines of {LINE} bytes, {instructions} distinct instructions")
     print("  by file: " + ", ".join(f"{obj} {len(lines)}" for obj, lines in
                                      sorted(by_object.items(), key=lambda kv: -len(kv[1]))))
+    print(f"  {PAGE}-byte pages by file: " + ", ".join(f"{obj} {len(pages)}" for obj, pages in
+                                                        sorted(pages_by_object.items(), key=lambda kv: -len(kv[1]))))
     for lines, addresses, function in sorted(rows, reverse=True)[: args.top]:
         print(f"{lines:5d} lines {addresses:6d} instructions  {function[:110]}")
 

@@ -4,13 +4,13 @@
 // The walk, the rules of the operators most graphs are made of (Elemwise,
 // Reshape, Dimshuffle, Reduce, Softmax, the matrix products, Subtensor) and
 // the helpers they call are marked [[gnu::hot]]: GCC puts them in .text.hot,
-// which the linker gathers in one place, so that an inference of
-// transformer_encoder runs from 8 pages of mgedump's code instead of about 17
-// spread over the family files (session 26, callgrind's instruction
-// addresses). A dump pipeline infers between other work; on this project's
-// VMs (page-table isolation without PCID) a system call empties the TLB, and
-// every page an inference touches after one costs a page walk
-// (bench/suites/infer_bench.cpp InferGraphAfterSyscall).
+// which the linker gathers in one place, so that an inference of a common
+// graph runs from a few pages of mgedump's code instead of pages spread over
+// the family files (bench/code_lines.py counts the lines and pages one
+// inference runs). A dump pipeline infers between other work; on a kernel
+// with page-table isolation and no PCID (this project's VMs) a system call
+// empties the TLB, and every page an inference touches after one costs a
+// page walk (bench/suites/infer_bench.cpp InferGraphAfterSyscall).
 #pragma once
 
 #include <span>
