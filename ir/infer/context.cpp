@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 
 #include "ir/describe.h"
 #include "ir/error.h"
@@ -70,7 +71,18 @@ int64_t enum_member_value(std::string_view enum_name, std::string_view member) {
     return m->value;
 }
 
+// A FieldRef constant read before its dynamic initialization ran is all zeros:
+// table 0 (Empty, no fields) and a null name, so every read of it falls to the
+// by-name path and fails there. Said plainly rather than as "no field ''".
+static void fail_if_unresolved(FieldName name) {
+    if (name.text == nullptr)
+        throw std::logic_error(
+            "inference: a rule read a param field constant that is not initialized yet (inference ran from a "
+            "static initializer, before the rules' FieldRef constants were resolved)");
+}
+
 void InferContext::fail_no_field(const ParamValue& p, FieldName name) const {
+    fail_if_unresolved(name);
     throw Error(fmt::format("inference rule of {}: param {} has no field '{}'", def().name, param_table(p.table).name,
                             name.name()));
 }
@@ -99,9 +111,11 @@ std::string_view InferContext::enum_field_general(FieldName name, size_t table) 
     const ParamValue& p = param(table);
     const FieldCacheSlot& slot = cached_field(p.table, name);
     const int idx = slot.index;
-    if (!slot.enum_type || static_cast<size_t>(idx) >= p.fields.size()) [[unlikely]]
+    if (!slot.enum_type || static_cast<size_t>(idx) >= p.fields.size()) [[unlikely]] {
+        fail_if_unresolved(name);
         throw Error(fmt::format("inference rule of {}: param {} has no enum field '{}'", def().name,
                                 param_table(p.table).name, name));
+    }
     const EnumDesc& type = *slot.enum_type;
     const int64_t value = std::get<int64_t>(p.fields[idx]);
     const EnumMember* m = find_enum_member(type, static_cast<uint32_t>(value));

@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
+#include <cstddef>
+#include <functional>
+#include <stdexcept>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -363,6 +367,29 @@ TEST(InferFastPaths, TheOperatorTableKeepsTheFirstFieldOfTheFirstParam) {
     // Undoing an operator takes its entry out too.
     g.remove_newest_operator();
     EXPECT_EQ(g.oprs.first_field.size(), g.oprs.size());
+}
+
+// A FieldRef constant is resolved by a dynamic initializer; read before it ran
+// (inference from another file's static initializer) it is all zeros, and the
+// read says so instead of refusing a field with an empty name.
+TEST(InferFastPaths, AFieldConstantReadBeforeItsInitializerSaysSo) {
+    const auto unresolved = std::bit_cast<ir::FieldRef>(std::array<std::byte, sizeof(ir::FieldRef)>{});
+    GraphBuilder b;
+    const VarId x = b.input("x", F32, {2, 3});
+    b.op("Reduce", {x}, {{"mode", "SUM"}, {"axis", 1}});
+    ir::Graph& g = b.graph();
+    const ir::OprId reduce(static_cast<uint32_t>(g.oprs.size() - 1));
+    ir::InferState state = b.inferred();
+    const ir::InferContext ctx(g, reduce, state);
+    for (auto read : {std::function<void()>([&] { (void)ctx.int_field(unresolved); }),
+                      std::function<void()>([&] { (void)ctx.enum_field(unresolved); })}) {
+        try {
+            read();
+            ADD_FAILURE() << "an unresolved field constant was read";
+        } catch (const std::logic_error& e) {
+            EXPECT_NE(std::string_view(e.what()).find("not initialized yet"), std::string_view::npos) << e.what();
+        }
+    }
 }
 
 // Hot fields are resolved once by table and name (FieldRef): the position must
