@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <ranges>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -144,6 +143,24 @@ template <class... Checked>
 
 bool inputs_inside_var_table(const Graph& g);
 
+// Every operator in the graph's own order, as a range the walk can take without
+// a vector of ids. Written out rather than iota | transform: clang 14 with
+// libstdc++ 12's ranges (tools/fuzz.sh builds with it) refuses that pipe.
+struct EveryOperator {
+    uint32_t count;
+    struct Iterator {
+        uint32_t o;
+        OprId operator*() const { return OprId(o); }
+        Iterator& operator++() {
+            ++o;
+            return *this;
+        }
+        bool operator!=(const Iterator& other) const { return o != other.o; }
+    };
+    Iterator begin() const { return {0}; }
+    Iterator end() const { return {count}; }
+};
+
 // A state of `vars` vars that know nothing, each table built whole: the
 // general resize (vector's insert, which also grows in the middle and moves what
 // was there) was an eighth of the code lines a cold inference of
@@ -230,9 +247,7 @@ void infer_operator(const Graph& g, OprId o, InferState& state) {
 InferState infer_graph(const Graph& g) {
     InferState state;
     state.adopt(g);
-    const auto graph_order = std::views::iota(uint32_t{0}, static_cast<uint32_t>(g.oprs.size())) |
-                             std::views::transform([](uint32_t o) { return OprId(o); });
-    walk(rule_table(), g, graph_order, state);
+    walk(rule_table(), g, EveryOperator{static_cast<uint32_t>(g.oprs.size())}, state);
     return state;
 }
 
