@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz/fuzz_*.cpp, bodies in tests/fuzz/targets/)
-# with clang, ASan and UBSan, seeds each from real files, then runs each for SECONDS
-# (default 180), one after the other.
+# with clang, ASan and UBSan (installing what is missing: tools/setup.sh --fuzz), seeds
+# each from real files, then runs each for SECONDS (default 180), one after the other.
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]   TARGET: fuzz_onnx or onnx; none: every target
 #
@@ -39,6 +39,7 @@ done
 
 # NO_BUILD=1 fuzzes the targets as last built (the tree may be mid-edit).
 if [ "${NO_BUILD:-0}" != 1 ]; then
+  bash "$ROOT/tools/setup.sh" --fuzz  # the build's packages, clang and libFuzzer
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DMGEDUMP_FUZZ=ON -DMGEDUMP_SANITIZE=ON -DMGEDUMP_WERROR=ON -DMGEDUMP_BUILD_TESTS=OFF -DMGEDUMP_BUILD_BENCH=OFF >/dev/null
   cmake --build "$BUILD" -j"$JOBS" --target "${TARGETS[@]}" mgedump

@@ -6,7 +6,9 @@
 #                            (the benchmark chart) and hyperfine (the end-to-end timing against
 #                            `cp` in the README); large, so only for corpus tests and benchmarks
 #   tools/setup.sh --slurm   also Slurm and MUNGE, for tools/slurm_test.sh (a one-node cluster on
-#                            loopback); the options combine (--corpus --slurm)
+#                            loopback)
+#   tools/setup.sh --fuzz    also clang and its libFuzzer and sanitizer runtimes, for tools/fuzz.sh;
+#                            the options combine (--corpus --slurm --fuzz)
 set -euo pipefail
 
 packages=(
@@ -24,7 +26,8 @@ for option in "$@"; do
   case "$option" in
     --corpus) packages+=(python3-torch python3-torchvision gnuplot-nox hyperfine) ;;
     --slurm) packages+=(slurmctld slurmd slurm-client munge) ;;
-    *) echo "setup: unknown option '$option' (known: --corpus, --slurm)" >&2; exit 2 ;;
+    --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    *) echo "setup: unknown option '$option' (known: --corpus, --slurm, --fuzz)" >&2; exit 2 ;;
   esac
 done
 
