@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -178,8 +178,9 @@ void register_cold_but(const std::string& graph, std::function<const ir::Graph&(
     for (auto [name, warm] : {std::pair{"InferGraphColdGraphWarm/", WarmAgain::Graph},
                               std::pair{"InferGraphColdCodeWarm/", WarmAgain::Code},
                               std::pair{"InferGraphColdGraphAndCodeWarm/", WarmAgain::GraphAndCode}})
-        benchmark::RegisterBenchmark((name + graph).c_str(),
-                                     [graph_of, warm](benchmark::State& s) { infer_graph_cold_but(s, graph_of(), warm); })
+        benchmark::RegisterBenchmark(
+            (name + graph).c_str(),
+            [graph_of, warm](benchmark::State& s) { infer_graph_cold_but(s, graph_of(), warm); })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
 }
@@ -196,7 +197,7 @@ void register_cold_but(const std::string& graph, std::function<const ir::Graph&(
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
     }
-    register_cold_but("operator_heavy", [] () -> const ir::Graph& { return suite_graph("operator_heavy"); });
+    register_cold_but("operator_heavy", []() -> const ir::Graph& { return suite_graph("operator_heavy"); });
     if (const char* corpus = std::getenv("MGEDUMP_ONNX_CORPUS")) {
         const std::filesystem::path model = std::filesystem::path(corpus) / "transformer_encoder.onnx";
         if (std::filesystem::exists(model)) {
@@ -209,7 +210,8 @@ void register_cold_but(const std::string& graph, std::function<const ir::Graph&(
                                          model)
                 ->UseManualTime()
                 ->Unit(benchmark::kMicrosecond);
-            register_cold_but("transformer_encoder", [model]() -> const ir::Graph& { return onnx_model(model); });
+            register_cold_but("transformer_encoder",
+                              [model]() -> const ir::Graph& { return onnx_model(model); });
         }
     }
     return true;

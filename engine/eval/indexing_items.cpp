@@ -88,7 +88,8 @@ StridedView sliced_view(const KernelContext& ctx, const std::vector<IndexItem>& 
             if (it.step >= 0) step = scalar_input(ctx, it.step);
         }
         ir::indexing::AxisSlice s;
-        if (const ir::indexing::SliceFault fault = ir::indexing::apply_slice(v.shape.dim[axis], begin, end, step, scalar, s);
+        if (const ir::indexing::SliceFault fault =
+                ir::indexing::apply_slice(v.shape.dim[axis], begin, end, step, scalar, s);
             fault != ir::indexing::SliceFault::None)
             ctx.fail("axis {}: {}", axis,
                      ir::indexing::slice_error(fault, v.shape.dim[axis], begin, end, step, scalar));

@@ -13,8 +13,8 @@ std::string opt_string(std::optional<int64_t> v) { return v ? std::to_string(*v)
 }  // namespace
 
 [[gnu::hot]] SliceFault apply_slice(uint32_t size_ax_u, std::optional<int64_t> begin_opt,
-                                     std::optional<int64_t> end_opt, std::optional<int64_t> step_opt, bool scalar_idx,
-                                     AxisSlice& out) {
+                                    std::optional<int64_t> end_opt, std::optional<int64_t> step_opt,
+                                    bool scalar_idx, AxisSlice& out) {
     const int64_t size_ax = size_ax_u;
     const int64_t step = step_opt.value_or(1);
     if (step == 0) return SliceFault::ZeroStep;

@@ -140,9 +140,11 @@ bool apply_items(const InferContext& ctx, std::span<const IndexItem> items, cons
         }
         if (!known) continue;
         indexing::AxisSlice sl;
-        if (const indexing::SliceFault fault = indexing::apply_slice(out.shape.dim[*axis], b, e, s, scalar, sl);
+        if (const indexing::SliceFault fault =
+                indexing::apply_slice(out.shape.dim[*axis], b, e, s, scalar, sl);
             fault != indexing::SliceFault::None)
-            ctx.fail("axis {}: {}", *axis, indexing::slice_error(fault, out.shape.dim[*axis], b, e, s, scalar));
+            ctx.fail("axis {}: {}", *axis,
+                     indexing::slice_error(fault, out.shape.dim[*axis], b, e, s, scalar));
         out.base += out.strides[*axis] * sl.begin;
         out.strides[*axis] *= sl.step;
         out.shape.dim[*axis] = sl.size;
@@ -201,7 +203,8 @@ bool infer_plain_slices(InferContext& ctx) {
             if (!bound[k]) return false;
         }
         indexing::AxisSlice sl;
-        if (indexing::apply_slice(in.dim[*axis], bound[0], bound[1], bound[2], false, sl) != indexing::SliceFault::None)
+        if (indexing::apply_slice(in.dim[*axis], bound[0], bound[1], bound[2], false, sl) !=
+            indexing::SliceFault::None)
             return false;
         out.dim[*axis] = sl.size;
     }

@@ -8,18 +8,18 @@
 #include <array>
 #include <bit>
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <stdexcept>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "ir/builder.h"
 #include "ir/infer/context.h"
-#include "ir/validate.h"
 #include "ir/infer/elemwise_util.h"
 #include "ir/infer/shape_util.h"
 #include "ir/infer/values.h"
+#include "ir/validate.h"
 #include "tests/infer/infer_test_util.h"
 #include "tests/infer/raw_op.h"
 
@@ -387,7 +387,8 @@ TEST(InferFastPaths, AFieldConstantReadBeforeItsInitializerSaysSo) {
             read();
             ADD_FAILURE() << "an unresolved field constant was read";
         } catch (const std::logic_error& e) {
-            EXPECT_NE(std::string_view(e.what()).find("not initialized yet"), std::string_view::npos) << e.what();
+            EXPECT_NE(std::string_view(e.what()).find("not initialized yet"), std::string_view::npos)
+                << e.what();
         }
     }
 }
