@@ -64,18 +64,27 @@ void infer_graph_timed_after(benchmark::State& state, const ir::Graph& g, Before
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * order.size()));
 }
 
+// What the cold benchmarks do before each inference: 4 MiB written (more than
+// this machine's L2 per core), a new byte each time so that no write is
+// skipped, so the graph's tables, the rules' code and the state come from L3
+// or memory afterwards.
+class CacheEvictor {
+public:
+    void operator()() {
+        std::fill(buffer_.begin(), buffer_.end(), ++round_);
+        benchmark::DoNotOptimize(buffer_.data());
+    }
+
+private:
+    std::vector<char> buffer_ = std::vector<char>(size_t{4} << 20);
+    char round_ = 0;
+};
+
 // The same after the caches lost the graph, as in a dump pipeline where
-// inference follows other work (the compare driver times it between dumps):
-// before each inference 4 MiB are written (more than this machine's L2 per
-// core), so the graph's tables, the rules' code and the state come from L3 or
-// memory.
+// inference follows other work (the compare driver times it between dumps).
 void infer_graph_cold_of(benchmark::State& state, const ir::Graph& g) {
-    std::vector<char> evict(size_t{4} << 20);
-    char round = 0;
-    infer_graph_timed_after(state, g, [&] {
-        std::fill(evict.begin(), evict.end(), ++round);
-        benchmark::DoNotOptimize(evict.data());
-    });
+    CacheEvictor evict;
+    infer_graph_timed_after(state, g, [&] { evict(); });
 }
 
 // The same with the caches warm but the TLB empty: before each inference, one
@@ -135,13 +144,11 @@ void read_graph_tables(const ir::Graph& g) {
 }
 
 void infer_graph_cold_but(benchmark::State& state, const ir::Graph& g, WarmAgain warm) {
-    std::vector<char> evict(size_t{4} << 20);
+    CacheEvictor evict;
     const ir::Graph copy = g;
     const std::vector<ir::OprId> copy_order = ir::dump_order(copy);
-    char round = 0;
     infer_graph_timed_after(state, g, [&] {
-        std::fill(evict.begin(), evict.end(), ++round);
-        benchmark::DoNotOptimize(evict.data());
+        evict();
         if (warm != WarmAgain::Code) read_graph_tables(g);
         if (warm != WarmAgain::Graph) infer_once(copy, copy_order);
     });
