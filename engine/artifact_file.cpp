@@ -333,6 +333,20 @@ std::filesystem::path temp_dir_for(const std::string& path) {
     }
 }
 
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+    if (a == "-" || b == "-") return false;
+    struct stat sa = {};
+    struct stat sb = {};
+    const bool a_exists = ::stat(a.c_str(), &sa) == 0;
+    const bool b_exists = ::stat(b.c_str(), &sb) == 0;
+    if (a_exists && b_exists) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (a_exists != b_exists) return false;
+    std::error_code ea, eb;
+    const std::filesystem::path ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea);
+    const std::filesystem::path cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
+    return !ea && !eb && ca == cb;
+}
+
 void write_file_atomically(const std::string& path, std::span<const std::span<const std::byte>> segments,
                            FileOps& ops) {
     AtomicFile file(path, ops);

@@ -131,4 +131,11 @@ bool is_temp_file_name(std::string_view file_name);
 // remove_stale_temp_files for a single `-o PATH`.
 std::filesystem::path temp_dir_for(const std::string& path);
 
+// Whether writing `a` would replace `b` (or the reverse): the same existing file
+// whichever name, hard link or symlink spells it, or, when neither exists yet,
+// the same path once made absolute (symlinked directories followed). For refusing
+// two outputs of one run on one file, or an output on its own input, before
+// anything is written. "-" (standard output) is no file: never the same.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
 }  // namespace mgedump::engine

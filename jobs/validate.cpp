@@ -5,12 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <map>
 #include <utility>
 
+#include "engine/artifact_file.h"
 #include "engine/testcase/input_data.h"
 #include "jobs/output_path.h"
 
@@ -85,7 +86,15 @@ class Checker {
             for (const Variant& v : job.variants) check_output(job, v);
         }
         check_target("the report", t_.report);
-        if (t_.strip_info_file) check_target("the strip-info file", *t_.strip_info_file);
+        if (t_.strip_info_file) {
+            if (engine::same_file(t_.report, *t_.strip_info_file))
+                add(fmt::format(
+                    "the report and the strip-info file are the same file, {}: give them different "
+                    "files (--report, --strip-info-file)",
+                    t_.report.string()));
+            else
+                check_target("the strip-info file", *t_.strip_info_file);
+        }
         if (auto why = cannot_write(t_.out_dir / ".probe", t_.out_dir))
             add(fmt::format("output directory {}: {}", t_.out_dir.string(), *why));
         return std::move(errors_);
@@ -136,6 +145,7 @@ class Checker {
             add(fmt::format("{}: {}", job.where, e.what()));
             return;
         }
+        artifacts_.push_back({&job, t_.out_dir / v.output});
         if (const Job* owner = input_at(t_.out_dir / v.output))
             add(fmt::format("{}: output \"{}\" would overwrite {}, the input of {}; write the artifacts to another "
                             "directory (-o)",
@@ -144,10 +154,20 @@ class Checker {
                                                                                   owner->where)));
     }
 
+    // The report and the strip-info file are written after the artifacts: one that
+    // is also an artifact, an input or the manifest would replace it.
     void check_target(std::string_view what, const fs::path& p) {
         if (const Job* owner = input_at(p))
             add(fmt::format("{} {} would overwrite the input of job {} ({})", what, p.string(), owner->index + 1,
                             owner->where));
+        else if (std::error_code ec;
+                 fs::is_regular_file(t_.input_label, ec) && engine::same_file(p, t_.input_label))
+            add(fmt::format("{} {} would overwrite the manifest", what, p.string()));
+        else if (auto artifact = std::ranges::find_if(
+                     artifacts_, [&](const auto& a) { return engine::same_file(p, a.second); });
+                 artifact != artifacts_.end())
+            add(fmt::format("{} {} would overwrite the artifact of job {} ({}); give another path", what,
+                            p.string(), artifact->first->index + 1, artifact->first->where));
         else if (auto why = cannot_write(p, t_.out_dir))
             add(fmt::format("{} {} cannot be written: {}", what, p.string(), *why));
     }
@@ -155,6 +175,7 @@ class Checker {
     const Manifest& m_;
     const BatchTargets& t_;
     std::map<FileId, const Job*> inputs_;
+    std::vector<std::pair<const Job*, fs::path>> artifacts_;  // every variant's output, under OUT_DIR
     std::vector<std::string> errors_;
 };
 

@@ -25,9 +25,10 @@ struct BatchTargets {
 // Every problem, in manifest order: the manifest's structural errors
 // (Manifest::errors) and the entries' own, an empty manifest,
 // inputs that do not exist, outputs that cannot be written where they go or that
-// would overwrite an input of the batch, and a report, strip-info file or OUT_DIR
-// that cannot be written (found by creating and removing a probe file, which
-// also works as root). Writes nothing else.
+// would overwrite an input of the batch, a report or strip-info file that would
+// overwrite an input, an artifact, the manifest or each other, and a report,
+// strip-info file or OUT_DIR that cannot be written (found by creating and
+// removing a probe file, which also works as root). Writes nothing else.
 std::vector<std::string> validate_batch(const Manifest& m, const BatchTargets& t);
 
 }  // namespace mgedump::jobs

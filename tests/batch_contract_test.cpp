@@ -147,6 +147,40 @@ TEST(BatchContract, AnUnwritableReportOrStripInfoFileIsFoundBeforeTheFirstArtifa
 
 // ---- Outputs never destroy what they should not ----
 
+// The report and the strip-info file are written after the artifacts, so one on
+// an artifact, on the other or on the manifest replaced it while the run said
+// "written".
+TEST(BatchContract, AReportOrStripInfoFileOnAnArtifactTheOtherOrTheManifestIsRefused) {
+    ScratchDir in, out;
+    write_text(in / "a.json", small_graph_json(1));
+    write_text(in / "m.jsonl", R"({"input": "a.json", "output": "nets/a.mge"})");
+    const std::string manifest = (in / "m.jsonl").string(), manifest_before = read_text(in / "m.jsonl");
+    struct Case {
+        std::string flags, says;
+    };
+    for (const Case& c :
+         {Case{"--strip-info-file " + (out / "nets" / "a.mge").string(), "the artifact of job 1"},
+          Case{"--report " + (out / "nets" / ".." / "nets" / "a.mge").string(), "the artifact of job 1"},
+          Case{"--report " + (out / "r.json").string() + " --strip-info-file " + (out / "r.json").string(),
+               "the report and the strip-info file are the same file"},
+          Case{"--report " + manifest, "would overwrite the manifest"}}) {
+        CliRun r = batch(fmt::format("{} -o {} {}", manifest, out.path.string(), c.flags));
+        EXPECT_EQ(r.status, 2) << c.flags << ": " << r.out;
+        EXPECT_TRUE(has(r.out, c.says)) << c.flags << ": " << r.out;
+        EXPECT_FALSE(fs::exists(out / "nets" / "a.mge")) << c.flags;
+        EXPECT_FALSE(fs::exists(out / "r.json")) << c.flags;
+        EXPECT_EQ(read_text(in / "m.jsonl"), manifest_before) << c.flags;
+    }
+    // Apart, both are written beside the artifact.
+    CliRun apart =
+        batch(fmt::format("{} -o {} -q --report {} --strip-info-file {}", manifest, out.path.string(),
+                          (out / "r.json").string(), (out / "s.json").string()));
+    EXPECT_EQ(apart.status, 0) << apart.out;
+    EXPECT_TRUE(fs::exists(out / "nets" / "a.mge"));
+    EXPECT_TRUE(has(read_text(out / "r.json"), "\"artifacts\""));
+    EXPECT_TRUE(has(read_text(out / "s.json"), "opr_types"));
+}
+
 TEST(BatchContract, AnArtifactNeverOverwritesAnInputOfTheBatch) {
     ScratchDir dir;
     engine::DumpOptions fbs;

@@ -124,6 +124,61 @@ TEST_F(CliOutputs, AppendToDashIsRefused) {
     EXPECT_NE(err.find("--append"), std::string::npos) << err;
 }
 
+// The strip-info JSON is a second output: on the artifact's file or a model read,
+// one write would replace the other while the run reported success.
+TEST_F(CliOutputs, AStripInfoFileOnTheOutputOrAnInputIsRefusedAndNothingIsWritten) {
+    const std::string out = (dir / "out.mge").string();
+    test::CliRun same_as_output = test::run_cli("dump " + graph + " -o " + out + " --strip-info-file " +
+                                                (dir / "sub" / ".." / "out.mge").string());
+    EXPECT_EQ(same_as_output.status, 2) << same_as_output.out;
+    EXPECT_NE(same_as_output.out.find("is the output file"), std::string::npos) << same_as_output.out;
+    EXPECT_FALSE(fs::exists(out));
+
+    const std::string json_before = file_bytes(graph);
+    test::CliRun on_json_input =
+        test::run_cli("dump " + graph + " -o " + out + " --strip-info-file " + graph);
+    EXPECT_EQ(on_json_input.status, 2) << on_json_input.out;
+    EXPECT_NE(on_json_input.out.find("is the input model"), std::string::npos) << on_json_input.out;
+    EXPECT_EQ(file_bytes(graph), json_before);
+    EXPECT_FALSE(fs::exists(out));
+
+    // A .mge input under another name (a hard link) is still the input.
+    const std::string model = (dir / "model.mge").string();
+    ASSERT_EQ(test::run_cli("dump " + graph + " -o " + model).status, 0);
+    const std::string model_before = file_bytes(model);
+    fs::create_hard_link(model, dir / "also.mge");
+    test::CliRun on_mge_input = test::run_cli("convert " + model + " -o " + out + " --strip-info-file " +
+                                              (dir / "also.mge").string());
+    EXPECT_EQ(on_mge_input.status, 2) << on_mge_input.out;
+    EXPECT_NE(on_mge_input.out.find("is the input model"), std::string::npos) << on_mge_input.out;
+    EXPECT_EQ(file_bytes(model), model_before);
+    EXPECT_FALSE(fs::exists(out));
+
+    // Another file is what the flag is for.
+    test::CliRun apart = test::run_cli("convert " + model + " -o " + out + " --strip-info-file " +
+                                       (dir / "strip.json").string());
+    EXPECT_EQ(apart.status, 0) << apart.out;
+    EXPECT_EQ(file_bytes(out), model_before);
+    EXPECT_EQ(file_bytes(dir / "strip.json").front(), '{');
+}
+
+TEST_F(CliOutputs, SameFileIsOneFileByAnyNameAndNeverTwoFiles) {
+    std::ofstream(dir / "a") << "a";
+    std::ofstream(dir / "b") << "b";
+    fs::create_hard_link(dir / "a", dir / "hard");
+    fs::create_symlink("a", dir / "soft");
+    fs::create_directories(dir / "sub");
+    EXPECT_TRUE(engine::same_file(dir / "a", dir / "hard"));
+    EXPECT_TRUE(engine::same_file(dir / "soft", dir / "a"));
+    EXPECT_TRUE(engine::same_file(dir / "sub" / ".." / "a", dir / "a"));
+    EXPECT_FALSE(engine::same_file(dir / "a", dir / "b"));
+    // Not there yet: the same path once absolute and normal, or not.
+    EXPECT_TRUE(engine::same_file(dir / "new", dir / "sub" / ".." / "new"));
+    EXPECT_FALSE(engine::same_file(dir / "new", dir / "sub" / "new"));
+    EXPECT_FALSE(engine::same_file(dir / "new", dir / "a"));
+    EXPECT_FALSE(engine::same_file("-", "-"));  // standard output is no file
+}
+
 TEST_F(CliOutputs, AFifoIsWrittenThroughAndStaysAFifo) {
     const std::string want = reference();
     const fs::path fifo = dir / "pipe.mge";

@@ -67,6 +67,8 @@ void run_dump(const DumpCommand& c) {
         if (options.testcases && (c.inputs.size() != 1 || c.append))
             throw OptionError("--input-data writes a test-case file, which holds one model and its test cases "
                               "(load_and_run reads no more): give one input and no --append");
+        current.clear();  // about the paths given, not one input
+        check_strip_info_target(c.flags, c.inputs, c.output);
         for (const std::string& input : c.inputs) {
             current = input;
             if (input_kind(input) == InputKind::Mge)

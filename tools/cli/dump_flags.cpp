@@ -1,5 +1,8 @@
 #include "tools/cli/dump_flags.h"
 
+#include <fmt/format.h>
+
+#include "engine/artifact_file.h"
 #include "ir/error.h"
 
 namespace mgedump::cli {
@@ -54,6 +57,23 @@ engine::DumpOptions to_options(const DumpFlags& f, const std::optional<ir::Metad
         o.metadata = m;
     }
     return o;
+}
+
+void check_strip_info_target(const DumpFlags& flags, std::span<const std::string> inputs,
+                             const std::string& output) {
+    const std::string& strip = flags.strip_info_file;
+    if (strip.empty()) return;
+    if (engine::same_file(strip, output))
+        throw OptionError(
+            fmt::format("--strip-info-file {} is the output file (-o {}): the model and the strip-info "
+                        "JSON would overwrite each other; give them different files",
+                        strip, output));
+    for (const std::string& input : inputs)
+        if (engine::same_file(strip, input))
+            throw OptionError(
+                fmt::format("--strip-info-file {} is the input model {}: writing the strip-info JSON "
+                            "would replace it; give another file",
+                            strip, input));
 }
 
 }  // namespace mgedump::cli

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <optional>
+#include <span>
 #include <string>
 
 #include "engine/dump_options.h"
@@ -36,5 +37,9 @@ struct DumpFlags {
 void add_dump_flags(CLI::App& cmd, DumpFlags& flags);
 // Options from flags; `base_metadata` (a loaded model's) is kept unless flags override it.
 engine::DumpOptions to_options(const DumpFlags& flags, const std::optional<ir::Metadata>& base_metadata = {});
+// Throws OptionError when --strip-info-file names the artifact (-o) or a model
+// read: one write would replace the other, and the run would still report success.
+void check_strip_info_target(const DumpFlags& flags, std::span<const std::string> inputs,
+                             const std::string& output);
 
 }  // namespace mgedump::cli
