@@ -157,7 +157,13 @@ class Checker {
     // The report and the strip-info file are written after the artifacts: one that
     // is also an artifact, an input or the manifest would replace it.
     void check_target(std::string_view what, const fs::path& p) {
-        if (const Job* owner = input_at(p))
+        // Not standard output, as "-o -" of dump and convert is: that carries the summary.
+        if (p == "-")
+            add(fmt::format(
+                "{} \"-\": standard output carries the summary; give a file (\"./-\" for one named "
+                "\"-\")",
+                what));
+        else if (const Job* owner = input_at(p))
             add(fmt::format("{} {} would overwrite the input of job {} ({})", what, p.string(), owner->index + 1,
                             owner->where));
         else if (std::error_code ec;

@@ -163,13 +163,15 @@ TEST(BatchContract, AReportOrStripInfoFileOnAnArtifactTheOtherOrTheManifestIsRef
           Case{"--report " + (out / "nets" / ".." / "nets" / "a.mge").string(), "the artifact of job 1"},
           Case{"--report " + (out / "r.json").string() + " --strip-info-file " + (out / "r.json").string(),
                "the report and the strip-info file are the same file"},
-          Case{"--report " + manifest, "would overwrite the manifest"}}) {
+          Case{"--report " + manifest, "would overwrite the manifest"},
+          Case{"--strip-info-file -", "standard output carries the summary"}}) {
         CliRun r = batch(fmt::format("{} -o {} {}", manifest, out.path.string(), c.flags));
         EXPECT_EQ(r.status, 2) << c.flags << ": " << r.out;
         EXPECT_TRUE(has(r.out, c.says)) << c.flags << ": " << r.out;
         EXPECT_FALSE(fs::exists(out / "nets" / "a.mge")) << c.flags;
         EXPECT_FALSE(fs::exists(out / "r.json")) << c.flags;
         EXPECT_EQ(read_text(in / "m.jsonl"), manifest_before) << c.flags;
+        EXPECT_FALSE(fs::exists("-")) << c.flags;
     }
     // Apart, both are written beside the artifact.
     CliRun apart =

@@ -154,6 +154,14 @@ TEST_F(CliOutputs, AStripInfoFileOnTheOutputOrAnInputIsRefusedAndNothingIsWritte
     EXPECT_EQ(file_bytes(model), model_before);
     EXPECT_FALSE(fs::exists(out));
 
+    // Standard output carries the summary (or, with -o -, the artifact): "-" is
+    // refused, not taken as a file named "-".
+    test::CliRun dash = test::run_cli("convert " + model + " -o " + out + " --strip-info-file -");
+    EXPECT_EQ(dash.status, 2) << dash.out;
+    EXPECT_NE(dash.out.find("standard output"), std::string::npos) << dash.out;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(fs::exists("-"));
+
     // Another file is what the flag is for.
     test::CliRun apart = test::run_cli("convert " + model + " -o " + out + " --strip-info-file " +
                                        (dir / "strip.json").string());

@@ -63,6 +63,12 @@ void check_strip_info_target(const DumpFlags& flags, std::span<const std::string
                              const std::string& output) {
     const std::string& strip = flags.strip_info_file;
     if (strip.empty()) return;
+    // Not standard output, as "-o -" is: that carries the summary, or the artifact.
+    if (strip == "-")
+        throw OptionError(
+            "--strip-info-file \"-\": standard output carries the summary or the artifact; give a file "
+            "(\"./-\" "
+            "for one named \"-\")");
     if (engine::same_file(strip, output))
         throw OptionError(
             fmt::format("--strip-info-file {} is the output file (-o {}): the model and the strip-info "
