@@ -149,5 +149,41 @@ TEST(OnnxScan, ReverseDirectionAndAnotherOutputAxis) {
     EXPECT_EQ(engine::eval::to_doubles(out.at(1).value), (D{5, 8, 9, 106, 110, 112}));
 }
 
+// Scan-8 (the batch axis first, ONNX's test_scan_sum): the state of one batch
+// element is its row of each state. A state without that axis, or with another
+// batch size, is refused by name (a rank-0 state once reached a slice of an empty
+// shape: the fuzzer's tests/fuzz/regressions/fuzz_onnx/scan8-state-of-rank-0).
+OnnxModel scan8_model(std::vector<int64_t> state_dims) {
+    OnnxModel m(8);
+    m.input("init", state_dims).input("x", {2, 3, 2}).output("sum").output("partial");
+    auto& n = m.node("Scan", {"", "init", "x"}, {"sum", "partial"}, "scan");
+    set_attr(n, "num_scan_inputs", int64_t{1});
+    onnx::GraphProto g;
+    g.set_name("body");
+    typed(g.add_input(), "s_in", OnnxType::FLOAT, {2});
+    typed(g.add_input(), "row", OnnxType::FLOAT, {2});
+    body_node(g, "Add", {"s_in", "row"}, {"s_out"});
+    body_node(g, "Identity", {"s_out"}, {"p"});
+    typed(g.add_output(), "s_out", OnnxType::FLOAT, {2});
+    typed(g.add_output(), "p", OnnxType::FLOAT, {2});
+    set_body(n, std::move(g));
+    return m;
+}
+
+TEST(OnnxScan, Scan8SumsEachBatchElementApart) {
+    const auto out = evaluate(scan8_model({2, 2}).import(),
+                              {{"init", {0, 0, 100, 100}}, {"x", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}});
+    EXPECT_EQ(engine::eval::to_doubles(out.at(0).value), (D{9, 12, 127, 130}));
+}
+
+TEST(OnnxScan, Scan8StatesWithoutTheBatchAxisAreRefused) {
+    EXPECT_EQ(import_error(scan8_model({})),
+              "test.onnx: node 'scan' (Scan): state #0 has shape []: Scan-8's states take the batch axis first, "
+              "of size 2");
+    EXPECT_EQ(import_error(scan8_model({3, 2})),
+              "test.onnx: node 'scan' (Scan): state #0 has shape [3,2]: Scan-8's states take the batch axis "
+              "first, of size 2");
+}
+
 }  // namespace
 }  // namespace mgedump::test

@@ -43,8 +43,12 @@ ir::VarId var_of(Importer& c, Value& v, const std::string& name) {
     return v.var;
 }
 
-// x[..., i, ...] along `axis`, the axis dropped.
+// x[..., i, ...] along `axis`, the axis dropped. Refuses an axis past x's rank
+// (a Scan-8 state or input of rank 0 has no batch axis to take element i of).
 Value slice_at(Importer& c, Value x, int64_t axis, int64_t i, const std::string& name) {
+    if (axis < 0 || static_cast<size_t>(axis) >= x.shape.size())
+        c.fail(fmt::format("'{}' has rank {}: it has no axis {} to take element {} of", name, x.shape.size(), axis,
+                           i));
     const ir::VarId xv = var_of(c, x, name);
     Value out;
     out.elem_type = x.elem_type;
@@ -177,9 +181,18 @@ void scan(Importer& c) {
         if (length >= 0 && n != length)
             c.fail(fmt::format("scan inputs have lengths {} and {}; they must be equal", length, n));
         length = n;
+        if (v8 && k > 0 && x.shape[0] != batch)
+            c.fail(fmt::format("scan inputs have batch sizes {} and {}; they must be equal", batch, x.shape[0]));
         if (v8) batch = x.shape[0];
     }
     if (length < 1) c.fail("the scan inputs are empty");
+    if (batch < 1) c.fail("the scan inputs' batch axis is empty");
+    for (size_t k = 0; k < states && v8; ++k) {
+        const Value& s = c.runtime_input(first + k);
+        if (s.shape.empty() || s.shape[0] != batch)
+            c.fail(fmt::format("state #{} has shape [{}]: Scan-8's states take the batch axis first, of size {}", k,
+                               fmt::join(s.shape, ","), batch));
+    }
     check_unrolled_size(c, body, length * batch);
     std::vector<std::vector<Value>> finals(states), stacked(scan_out);  // per batch element
     for (int64_t b = 0; b < batch; ++b) {
