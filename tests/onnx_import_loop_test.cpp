@@ -176,6 +176,20 @@ TEST(OnnxScan, Scan8SumsEachBatchElementApart) {
     EXPECT_EQ(engine::eval::to_doubles(out.at(0).value), (D{9, 12, 127, 130}));
 }
 
+// The positional inputs before the carried values (size_t counts that would wrap).
+TEST(OnnxLoop, TooFewPositionalInputsAreRefused) {
+    OnnxModel loop(11);
+    loop.input("m", {}).output("y");
+    set_body(loop.node("Loop", {"m"}, {"y"}, "loop"), onnx::GraphProto());
+    EXPECT_EQ(import_error(loop), "test.onnx: node 'loop' (Loop): has 1 inputs; Loop takes M and cond first (either may be \"\")");
+    OnnxModel scan(8);
+    scan.output("y");
+    set_body(scan.node("Scan", {}, {"y"}, "scan"), onnx::GraphProto());
+    EXPECT_EQ(import_error(scan),
+              "test.onnx: node 'scan' (Scan): has 0 inputs; Scan-8 takes sequence_lens first (\"\" when omitted), "
+              "then the states and scan inputs");
+}
+
 TEST(OnnxScan, Scan8StatesWithoutTheBatchAxisAreRefused) {
     EXPECT_EQ(import_error(scan8_model({})),
               "test.onnx: node 'scan' (Scan): state #0 has shape []: Scan-8's states take the batch axis first, "

@@ -89,6 +89,9 @@ bool const_bool(Importer& c, const Value& v, std::string_view what) {
 void loop(Importer& c) {
     c.check_attrs({"body"});
     const onnx::GraphProto& body = body_of(c);
+    // Positional: M and cond come first, each possibly empty (""), then the carried values.
+    if (c.input_count() < 2)
+        c.fail(fmt::format("has {} inputs; Loop takes M and cond first (either may be \"\")", c.input_count()));
     if (!c.has_input(0))
         c.fail(
             "M (the trip count) is missing: the loop is unrolled, which needs a trip count known at import "
@@ -146,6 +149,10 @@ void scan(Importer& c) {
     if (v8 && c.has_input(0))
         c.fail("sequence_lens (input #0) is not supported: every sequence has its full length");
     const size_t first = v8 ? 1 : 0;
+    if (c.input_count() <= first)
+        c.fail(fmt::format("has {} inputs; Scan-8 takes sequence_lens first (\"\" when omitted), then the states "
+                           "and scan inputs",
+                           c.input_count()));
     const int64_t m = c.attr_int("num_scan_inputs", 0);
     const size_t inputs = c.input_count() - first;
     if (m < 1 || static_cast<size_t>(m) > inputs)
