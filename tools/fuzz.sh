@@ -5,6 +5,8 @@
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]   TARGET: fuzz_onnx or onnx; none: every target
 #
+# Exits 1 when a target stopped on a finding (the others still run), 0 otherwise.
+#
 #   fuzz_read_v1     FBS v1 (MGBC/MGBS)       seeds: ../shared/realdata/megengine/*.mge, Appendix C, re-dumps
 #   fuzz_read_v2     FBS_V2                   seeds: the same files' FBS_V2 forms
 #   fuzz_onnx        ONNX ModelProto bytes    seeds: small /usr/share/libonnx-testdata node models
@@ -159,7 +161,7 @@ run_target() {  # run_target TARGET
   # A run that finds a crash stops there (exit status non-zero): report it and go on.
   "$BUILD/$target" "$corpus" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 \
     -rss_limit_mb=4096 -malloc_limit_mb=2048 -timeout=10 -artifact_prefix="$crashes/" -print_final_stats=1 \
-    >"$log" 2>&1 || echo "   $target stopped early: see $log and $crashes/"
+    >"$log" 2>&1 || { echo "   $target stopped early: see $log and $crashes/"; echo "$target" >>"$STOPPED"; }
   echo "== $target done:"
   grep -E '^(#[0-9]+[[:space:]]+DONE|stat::|==[0-9]+==ERROR|SUMMARY)' "$log" | tail -n 12 || true
 }
@@ -170,6 +172,9 @@ for target in "${TARGETS[@]}"; do
   echo "== $target: $(ls "$BUILD/corpus/$target" | wc -l) corpus files, ${SECONDS_PER_TARGET}s (log: $BUILD/logs/$target.log)"
 done
 PARALLEL=${PARALLEL:-1}
+# Targets whose run stopped on a finding, appended to by the background runs.
+STOPPED=$BUILD/logs/stopped-early
+: >"$STOPPED"
 running=0
 for target in "${TARGETS[@]}"; do
   if [ "$running" -ge "$PARALLEL" ]; then wait -n || true; running=$((running - 1)); fi
@@ -177,3 +182,8 @@ for target in "${TARGETS[@]}"; do
   running=$((running + 1))
 done
 wait
+# A finding fails the run, so a script or CI job running this sees it.
+if [ -s "$STOPPED" ]; then
+  echo "fuzz.sh: stopped early on a finding: $(tr '\n' ' ' <"$STOPPED")" >&2
+  exit 1
+fi
