@@ -154,6 +154,18 @@ class Checker {
                                                                                   owner->where)));
     }
 
+    // The job whose artifact `p` is, if any. A path not there yet can only be an
+    // artifact not there yet with its file name (output names have no "." or ".."
+    // components), so only those are compared: no system calls per job for a
+    // report or strip-info file that a large manifest's first run writes.
+    const Job* artifact_at(const fs::path& p) const {
+        const bool exists = file_id(p).has_value();
+        const fs::path name = p.lexically_normal().filename();
+        for (const auto& [job, artifact] : artifacts_)
+            if ((exists || artifact.filename() == name) && engine::same_file(p, artifact)) return job;
+        return nullptr;
+    }
+
     // The report and the strip-info file are written after the artifacts: one that
     // is also an artifact, an input or the manifest would replace it.
     void check_target(std::string_view what, const fs::path& p) {
@@ -169,11 +181,9 @@ class Checker {
         else if (std::error_code ec;
                  fs::is_regular_file(t_.input_label, ec) && engine::same_file(p, t_.input_label))
             add(fmt::format("{} {} would overwrite the manifest", what, p.string()));
-        else if (auto artifact = std::ranges::find_if(
-                     artifacts_, [&](const auto& a) { return engine::same_file(p, a.second); });
-                 artifact != artifacts_.end())
+        else if (const Job* owner = artifact_at(p))
             add(fmt::format("{} {} would overwrite the artifact of job {} ({}); give another path", what,
-                            p.string(), artifact->first->index + 1, artifact->first->where));
+                            p.string(), owner->index + 1, owner->where));
         else if (auto why = cannot_write(p, t_.out_dir))
             add(fmt::format("{} {} cannot be written: {}", what, p.string(), *why));
     }

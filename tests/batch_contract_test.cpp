@@ -181,6 +181,13 @@ TEST(BatchContract, AReportOrStripInfoFileOnAnArtifactTheOtherOrTheManifestIsRef
     EXPECT_TRUE(fs::exists(out / "nets" / "a.mge"));
     EXPECT_TRUE(has(read_text(out / "r.json"), "\"artifacts\""));
     EXPECT_TRUE(has(read_text(out / "s.json"), "opr_types"));
+    // An artifact already there, under another name (a symlink): still refused.
+    const std::string artifact = read_text(out / "nets" / "a.mge");
+    fs::create_symlink("nets/a.mge", out / "alias.json");
+    CliRun alias = batch(fmt::format("{} -o {} --report {}", manifest, out.path.string(), (out / "alias.json").string()));
+    EXPECT_EQ(alias.status, 2) << alias.out;
+    EXPECT_TRUE(has(alias.out, "the artifact of job 1")) << alias.out;
+    EXPECT_EQ(read_text(out / "nets" / "a.mge"), artifact);
 }
 
 TEST(BatchContract, AnArtifactNeverOverwritesAnInputOfTheBatch) {
