@@ -93,7 +93,9 @@ struct V1Reader {
         const auto* root = flatbuffers::GetRoot<Table>(fb.data + 4);
 
         BlobCursor blobs{file.subspan(header, offset_to_fbs), base + header};
-        GraphAssembler assembler(keepalive);
+        // Tensor values lie in the file, after the header; operator blobs inside the
+        // FlatBuffer, which may be an aligned copy that this function's `fb` owns.
+        GraphAssembler assembler(keepalive, fb.owner);
         out.mgb_version = scalar<uint32_t>(root, graph_slot::mgb_version);
         out.hash = scalar<uint64_t>(root, graph_slot::hash);
         if (out.hash == 0) fail(fbs_at, "Graph.hash is 0 (MegEngine never writes 0 and refuses it)");

@@ -59,7 +59,7 @@ struct V2Reader {
         const auto* middle = tables_at(root, model_slot::middle_tensors);
         out.settings.keep_var_name = middle ? 1 : 0;
 
-        GraphAssembler assembler(fb.owner);
+        GraphAssembler assembler(fb.owner, fb.owner);  // values and blobs lie inside the FlatBuffer
         if (const auto* oprs = tables_at(root, model_slot::oprs))
             for (flatbuffers::uoffset_t i = 0; i < oprs->size(); ++i)
                 read_operator(i, oprs->Get(i), middle, assembler, out.settings);

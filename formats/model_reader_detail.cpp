@@ -155,12 +155,12 @@ ir::OprId GraphAssembler::add(PendingOp op) {
         g.tensors.shape.push_back(g.add_dims(t.shape));
         g.tensors.comp_node.push_back(t.comp_node ? g.strings.intern(*t.comp_node) : ir::StrId());
         g.tensors.method.push_back(method);
-        g.tensors.blob.push_back(t.value ? g.blobs.add_view(*t.value, keepalive_) : ir::BlobId());
+        g.tensors.blob.push_back(t.value ? g.blobs.add_view(*t.value, values_owner_) : ir::BlobId());
         g.tensors.format_type.push_back(t.format_type);
         g.oprs.tensors[o.value].count += 1;
     }
     for (ir::Bytes b : op.blobs) {
-        g.opr_blobs.push_back(g.blobs.add_view(b, keepalive_));
+        g.opr_blobs.push_back(g.blobs.add_view(b, flatbuffer_owner_));
         g.oprs.blobs[o.value].count += 1;
     }
 

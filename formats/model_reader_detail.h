@@ -100,7 +100,11 @@ struct PendingOp {
 // Appends decoded operators to a graph and keeps the file's var numbering.
 class GraphAssembler {
 public:
-    explicit GraphAssembler(std::shared_ptr<const void> keepalive) : keepalive_(std::move(keepalive)) {}
+    // `values_owner` keeps the tensor values' bytes alive, `flatbuffer_owner` the
+    // FlatBuffer's (operator blobs lie inside it). They differ for an FBS v1 file
+    // whose FlatBuffer was copied to align it: its values stay in the file.
+    GraphAssembler(std::shared_ptr<const void> values_owner, std::shared_ptr<const void> flatbuffer_owner)
+        : values_owner_(std::move(values_owner)), flatbuffer_owner_(std::move(flatbuffer_owner)) {}
 
     uint32_t numbered_vars() const { return static_cast<uint32_t>(numbered_.size()); }
     ir::VarId var_of(uint32_t compact_id) const { return numbered_[compact_id]; }
@@ -113,7 +117,7 @@ public:
 private:
     ir::Graph g_;
     std::vector<ir::VarId> numbered_;
-    std::shared_ptr<const void> keepalive_;
+    std::shared_ptr<const void> values_owner_, flatbuffer_owner_;
 };
 
 // Where an operator table keeps the fields both formats read alike.
