@@ -41,10 +41,7 @@ done
 
 # NO_BUILD=1 fuzzes the targets as last built (the tree may be mid-edit).
 if [ "${NO_BUILD:-0}" != 1 ]; then
-  bash "$ROOT/tools/setup.sh" --fuzz  # the build's packages, clang and libFuzzer
-  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-    -DMGEDUMP_FUZZ=ON -DMGEDUMP_SANITIZE=ON -DMGEDUMP_WERROR=ON -DMGEDUMP_BUILD_TESTS=OFF -DMGEDUMP_BUILD_BENCH=OFF >/dev/null
-  cmake --build "$BUILD" -j"$JOBS" --target "${TARGETS[@]}" mgedump
+  JOBS=$JOBS bash "$ROOT/tools/sanitized_build.sh" "${TARGETS[@]}" mgedump
 fi
 
 export ASAN_OPTIONS=detect_leaks=0  # the CLI's exit paths are not what is being fuzzed
