@@ -38,6 +38,20 @@ void set_body(onnx::NodeProto& n, onnx::GraphProto g) {
     *a->mutable_g() = std::move(g);
 }
 
+// A Scan body over rows of two floats: the state plus the row is the next state
+// (s_out) and the scan output (p).
+onnx::GraphProto running_sum_body() {
+    onnx::GraphProto g;
+    g.set_name("body");
+    typed(g.add_input(), "s_in", OnnxType::FLOAT, {2});
+    typed(g.add_input(), "row", OnnxType::FLOAT, {2});
+    body_node(g, "Add", {"s_in", "row"}, {"s_out"});
+    body_node(g, "Identity", {"s_out"}, {"p"});
+    typed(g.add_output(), "s_out", OnnxType::FLOAT, {2});
+    typed(g.add_output(), "p", OnnxType::FLOAT, {2});
+    return g;
+}
+
 // Loop body: acc_out = acc_in + x · (i + 1) (i as FLOAT), scan out = acc_out,
 // cond_out = i < `last` (or cond_in when last < 0).
 onnx::GraphProto accumulating_body(int64_t last) {
@@ -133,15 +147,7 @@ TEST(OnnxScan, ReverseDirectionAndAnotherOutputAxis) {
     set_attr(n, "num_scan_inputs", int64_t{1});
     set_attr(n, "scan_input_directions", std::vector<int64_t>{1});
     set_attr(n, "scan_output_axes", std::vector<int64_t>{1});
-    onnx::GraphProto g;
-    g.set_name("body");
-    typed(g.add_input(), "s_in", OnnxType::FLOAT, {2});
-    typed(g.add_input(), "row", OnnxType::FLOAT, {2});
-    body_node(g, "Add", {"s_in", "row"}, {"s_out"});
-    body_node(g, "Identity", {"s_out"}, {"p"});
-    typed(g.add_output(), "s_out", OnnxType::FLOAT, {2});
-    typed(g.add_output(), "p", OnnxType::FLOAT, {2});
-    set_body(n, std::move(g));
+    set_body(n, running_sum_body());
     const auto out = evaluate(m.import(), {{"init", {0, 100}}, {"x", {1, 2, 3, 4, 5, 6}}});
     EXPECT_EQ(engine::eval::to_doubles(out.at(0).value), (D{9, 112}));
     // Rows 5,6 then 3,4 then 1,2: partial sums (5, 106), (8, 110), (9, 112), stacked on axis 1.
@@ -153,20 +159,12 @@ TEST(OnnxScan, ReverseDirectionAndAnotherOutputAxis) {
 // element is its row of each state. A state without that axis, or with another
 // batch size, is refused by name (a rank-0 state once reached a slice of an empty
 // shape: the fuzzer's tests/fuzz/regressions/fuzz_onnx/scan8-state-of-rank-0).
-OnnxModel scan8_model(std::vector<int64_t> state_dims) {
+static OnnxModel scan8_model(std::vector<int64_t> state_dims) {
     OnnxModel m(8);
     m.input("init", state_dims).input("x", {2, 3, 2}).output("sum").output("partial");
     auto& n = m.node("Scan", {"", "init", "x"}, {"sum", "partial"}, "scan");
     set_attr(n, "num_scan_inputs", int64_t{1});
-    onnx::GraphProto g;
-    g.set_name("body");
-    typed(g.add_input(), "s_in", OnnxType::FLOAT, {2});
-    typed(g.add_input(), "row", OnnxType::FLOAT, {2});
-    body_node(g, "Add", {"s_in", "row"}, {"s_out"});
-    body_node(g, "Identity", {"s_out"}, {"p"});
-    typed(g.add_output(), "s_out", OnnxType::FLOAT, {2});
-    typed(g.add_output(), "p", OnnxType::FLOAT, {2});
-    set_body(n, std::move(g));
+    set_body(n, running_sum_body());
     return m;
 }
 
