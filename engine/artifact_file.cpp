@@ -333,18 +333,39 @@ std::filesystem::path temp_dir_for(const std::string& path) {
     }
 }
 
+std::optional<FileIdentity> file_identity(const std::filesystem::path& p) {
+    struct stat st = {};
+    if (::stat(p.c_str(), &st) != 0) return std::nullopt;
+    return FileIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
+
+namespace {
+
+// Where a write to `p`, not there yet, would create its file: a dangling
+// symlink's target, as resolve_output follows it, made absolute with the
+// directories that exist canonical. Empty when that cannot be told (an
+// unreadable link, a loop): such a path is the same as no other.
+std::filesystem::path landing_path(const std::filesystem::path& p) {
+    std::error_code ec;
+    std::filesystem::path target = p;
+    try {
+        target = resolve_output(p.string()).file;
+    } catch (const Error&) {
+        return {};
+    }
+    target = std::filesystem::weakly_canonical(std::filesystem::absolute(target, ec), ec);
+    return ec ? std::filesystem::path() : target;
+}
+
+}  // namespace
+
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
     if (a == "-" || b == "-") return false;
-    struct stat sa = {};
-    struct stat sb = {};
-    const bool a_exists = ::stat(a.c_str(), &sa) == 0;
-    const bool b_exists = ::stat(b.c_str(), &sb) == 0;
-    if (a_exists && b_exists) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    if (a_exists != b_exists) return false;
-    std::error_code ea, eb;
-    const std::filesystem::path ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea);
-    const std::filesystem::path cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
-    return !ea && !eb && ca == cb;
+    const std::optional<FileIdentity> ia = file_identity(a), ib = file_identity(b);
+    if (ia && ib) return *ia == *ib;
+    if (ia || ib) return false;
+    const std::filesystem::path ca = landing_path(a), cb = landing_path(b);
+    return !ca.empty() && ca == cb;
 }
 
 void write_file_atomically(const std::string& path, std::span<const std::span<const std::byte>> segments,

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -131,11 +132,22 @@ bool is_temp_file_name(std::string_view file_name);
 // remove_stale_temp_files for a single `-o PATH`.
 std::filesystem::path temp_dir_for(const std::string& path);
 
+// An existing file's identity, links followed: two names with the same one are
+// one file (hard links, symlinks, "dir/../name"). Ordered, for a map of inputs.
+struct FileIdentity {
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    auto operator<=>(const FileIdentity&) const = default;
+};
+// nullopt when `p` names no existing file (or a dangling symlink).
+std::optional<FileIdentity> file_identity(const std::filesystem::path& p);
+
 // Whether writing `a` would replace `b` (or the reverse): the same existing file
 // whichever name, hard link or symlink spells it, or, when neither exists yet,
-// the same path once made absolute (symlinked directories followed). For refusing
-// two outputs of one run on one file, or an output on its own input, before
-// anything is written. "-" (standard output) is no file: never the same.
+// the same path once made absolute (symlinked directories followed, and a
+// dangling symlink to the path it names, where AtomicFile would write). For
+// refusing two outputs of one run on one file, or an output on its own input,
+// before anything is written. "-" (standard output) is no file: never the same.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
 }  // namespace mgedump::engine

@@ -20,16 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using FileId = std::pair<dev_t, ino_t>;
-
-// The identity of an existing file (links followed): an artifact replacing it
-// replaces the input whichever name, hard link or symlink spelled it.
-std::optional<FileId> file_id(const fs::path& p) {
-    struct stat st {};
-    if (::stat(p.c_str(), &st) != 0) return std::nullopt;
-    return FileId{st.st_dev, st.st_ino};
-}
-
 bool inside(const fs::path& p, const fs::path& dir) {
     const fs::path rel = p.lexically_normal().lexically_relative(dir.lexically_normal());
     return !rel.empty() && *rel.begin() != "..";
@@ -73,7 +63,7 @@ class Checker {
                             "models); pass --allow-empty if that is expected",
                             t_.input_label));
         for (const Job& job : m_.jobs)
-            if (auto id = job.input.empty() ? std::nullopt : file_id(job.input)) inputs_.emplace(*id, &job);
+            if (auto id = job.input.empty() ? std::nullopt : engine::file_identity(job.input)) inputs_.emplace(*id, &job);
         // In the manifest's order, so the list reads along the file.
         size_t at = 0;
         for (size_t i = 0; i <= m_.jobs.size(); ++i) {
@@ -132,7 +122,7 @@ class Checker {
 
     // The input of the batch `p` is, if any.
     const Job* input_at(const fs::path& p) const {
-        auto id = file_id(p);
+        auto id = engine::file_identity(p);
         if (!id) return nullptr;
         auto it = inputs_.find(*id);
         return it == inputs_.end() ? nullptr : it->second;
@@ -159,7 +149,7 @@ class Checker {
     // components), so only those are compared: no system calls per job for a
     // report or strip-info file that a large manifest's first run writes.
     const Job* artifact_at(const fs::path& p) const {
-        const bool exists = file_id(p).has_value();
+        const bool exists = engine::file_identity(p).has_value();
         const fs::path name = p.lexically_normal().filename();
         for (const auto& [job, artifact] : artifacts_)
             if ((exists || artifact.filename() == name) && engine::same_file(p, artifact)) return job;
@@ -190,7 +180,7 @@ class Checker {
 
     const Manifest& m_;
     const BatchTargets& t_;
-    std::map<FileId, const Job*> inputs_;
+    std::map<engine::FileIdentity, const Job*> inputs_;
     std::vector<std::pair<const Job*, fs::path>> artifacts_;  // every variant's output, under OUT_DIR
     std::vector<std::string> errors_;
 };

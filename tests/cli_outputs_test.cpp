@@ -185,6 +185,46 @@ TEST_F(CliOutputs, SameFileIsOneFileByAnyNameAndNeverTwoFiles) {
     EXPECT_FALSE(engine::same_file(dir / "new", dir / "sub" / "new"));
     EXPECT_FALSE(engine::same_file(dir / "new", dir / "a"));
     EXPECT_FALSE(engine::same_file("-", "-"));  // standard output is no file
+    // A dangling symlink is where AtomicFile would write: the path it names.
+    fs::create_symlink("sub/target", dir / "dangling");
+    EXPECT_TRUE(engine::same_file(dir / "dangling", dir / "sub" / "target"));
+    EXPECT_TRUE(engine::same_file(dir / "sub" / "target", dir / "dangling"));
+    EXPECT_FALSE(engine::same_file(dir / "dangling", dir / "target"));
+    // One that loops names no file: the same as nothing, itself included.
+    fs::create_symlink("loop", dir / "loop");
+    EXPECT_FALSE(engine::same_file(dir / "loop", dir / "loop"));
+    ASSERT_TRUE(engine::file_identity(dir / "hard").has_value());
+    EXPECT_EQ(engine::file_identity(dir / "hard"), engine::file_identity(dir / "a"));
+    EXPECT_NE(engine::file_identity(dir / "a"), engine::file_identity(dir / "b"));
+    EXPECT_FALSE(engine::file_identity(dir / "dangling").has_value());
+}
+
+// An artifact written over the graph it is made from would lose the source: dump
+// and convert refuse it before reading anything. A .mge file converted onto
+// itself is the one in-place case, replaced whole once the new file is written.
+TEST_F(CliOutputs, AnOutputOnItsOwnSourceGraphIsRefusedAndTheSourceKept) {
+    const fs::path json = dir / "source.json";
+    fs::copy_file(graph, json);
+    fs::create_directories(dir / "sub");
+    const std::string before = file_bytes(json);
+    for (const std::string command : {"dump", "convert"}) {
+        test::CliRun r = test::run_cli(command + " " + json.string() + " -o " + (dir / "sub" / ".." / "source.json").string());
+        EXPECT_EQ(r.status, 2) << command << ": " << r.out;
+        EXPECT_NE(r.out.find("is the input graph"), std::string::npos) << command << ": " << r.out;
+        EXPECT_EQ(file_bytes(json), before) << command;
+    }
+    // Any of several inputs, by another name.
+    fs::create_symlink("source.json", dir / "link.json");
+    test::CliRun second = test::run_cli("dump " + graph + " " + json.string() + " -o " + (dir / "link.json").string());
+    EXPECT_EQ(second.status, 2) << second.out;
+    EXPECT_EQ(file_bytes(json), before);
+
+    const fs::path model = dir / "m.mge";
+    ASSERT_EQ(test::run_cli("dump " + graph + " -o " + model.string() + " --dump-format FBS").status, 0);
+    ASSERT_EQ(test::run_cli("convert " + model.string() + " -o " + (dir / "apart.mge").string()).status, 0);
+    test::CliRun in_place = test::run_cli("convert " + model.string() + " -o " + model.string());
+    EXPECT_EQ(in_place.status, 0) << in_place.out;
+    EXPECT_EQ(file_bytes(model), file_bytes(dir / "apart.mge"));  // now FBS_V2, as convert writes by default
 }
 
 TEST_F(CliOutputs, AFifoIsWrittenThroughAndStaysAFifo) {

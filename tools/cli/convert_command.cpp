@@ -42,6 +42,7 @@ std::string written_format(const engine::DumpOptions& o) {
 void run_convert(const ConvertCommand& c) {
     try {
         check_strip_info_target(c.flags, std::span(&c.input, 1), c.output);  // before anything is read
+        if (input_kind(c.input) != InputKind::Mge) check_output_not_source(std::span(&c.input, 1), c.output);
         ir::Graph graph;
         engine::DumpOptions options;
         std::string input_format;

@@ -69,6 +69,7 @@ void run_dump(const DumpCommand& c) {
                               "(load_and_run reads no more): give one input and no --append");
         current.clear();  // about the paths given, not one input
         check_strip_info_target(c.flags, c.inputs, c.output);
+        check_output_not_source(c.inputs, c.output);
         for (const std::string& input : c.inputs) {
             current = input;
             if (input_kind(input) == InputKind::Mge)

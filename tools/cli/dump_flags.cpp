@@ -59,6 +59,14 @@ engine::DumpOptions to_options(const DumpFlags& f, const std::optional<ir::Metad
     return o;
 }
 
+void check_output_not_source(std::span<const std::string> sources, const std::string& output) {
+    for (const std::string& source : sources)
+        if (engine::same_file(output, source))
+            throw OptionError(fmt::format("-o {} is the input graph {}: the artifact would replace the graph it is "
+                                          "made from; give another output file",
+                                          output, source));
+}
+
 void check_strip_info_target(const DumpFlags& flags, std::span<const std::string> inputs,
                              const std::string& output) {
     const std::string& strip = flags.strip_info_file;

@@ -37,6 +37,11 @@ struct DumpFlags {
 void add_dump_flags(CLI::App& cmd, DumpFlags& flags);
 // Options from flags; `base_metadata` (a loaded model's) is kept unless flags override it.
 engine::DumpOptions to_options(const DumpFlags& flags, const std::optional<ir::Metadata>& base_metadata = {});
+// Throws OptionError when -o names a source graph read (graph JSON or ONNX):
+// the artifact would replace the graph it was made from. (convert rewriting a
+// .mge file in place is allowed: the file is replaced whole, and only once the
+// new one is written.)
+void check_output_not_source(std::span<const std::string> sources, const std::string& output);
 // Throws OptionError when --strip-info-file names the artifact (-o) or a model
 // read: one write would replace the other, and the run would still report success.
 void check_strip_info_target(const DumpFlags& flags, std::span<const std::string> inputs,
