@@ -75,8 +75,7 @@ void check_strip_info_target(const DumpFlags& flags, std::span<const std::string
     if (strip == "-")
         throw OptionError(
             "--strip-info-file \"-\": standard output carries the summary or the artifact; give a file "
-            "(\"./-\" "
-            "for one named \"-\")");
+            "(\"./-\" for one named \"-\")");
     if (engine::same_file(strip, output))
         throw OptionError(
             fmt::format("--strip-info-file {} is the output file (-o {}): the model and the strip-info "
