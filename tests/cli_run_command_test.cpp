@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "cli_run.h"
 #include "engine/eval/npy_tensor.h"
@@ -31,6 +32,11 @@ class RunCommand : public TempDirTest {
         return p.string();
     }
 
+    static std::string text_of(const fs::path& p) {
+        std::ifstream f(p, std::ios::binary);
+        return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+    }
+
     std::vector<float> floats_of(const fs::path& p) {
         engine::eval::Tensor t = engine::eval::read_npy_tensor(p);
         auto d = t.data<float>();
@@ -47,6 +53,32 @@ TEST_F(RunCommand, WritesEachOutputAsNpyWithTheOperatorsValues) {
     EXPECT_NE(r.out.find("out Float32 [1,3] xxh3:"), std::string::npos) << r.out;
     // Appendix C: out = data + [1, 2, 3].
     EXPECT_EQ(floats_of(dir / "out" / "out.npy"), (std::vector<float>{1.5f, 1.0f, 5.0f}));
+}
+
+// An output file named as an --input file or the model would replace what the
+// run read: refused (exit 2) before anything is written.
+TEST_F(RunCommand, AnOutputOnAnInputFileOrTheModelIsRefusedAndTheFileKept) {
+    const std::string graph = write("g.json", kAppendixCGraph);
+    const float data[3] = {0.5f, -1.0f, 2.0f};
+    const std::string in = npy("out.npy", ir::DTypeEnum::Float32, {1, 3}, data, sizeof data);
+    const std::string before = text_of(in);
+    CliRun r = run_cli("run " + graph + " -o " + dir.string() + " --input data=" + in);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("the file of --input data="), std::string::npos) << r.out;
+    EXPECT_EQ(text_of(in), before);
+
+    // A graph JSON named as the output's file.
+    const std::string model = write("out.npy", kAppendixCGraph);
+    r = run_cli("run " + model + " -o " + dir.string() + " --random-inputs 1");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("the model itself"), std::string::npos) << r.out;
+    EXPECT_EQ(text_of(model), kAppendixCGraph);
+
+    // Elsewhere, the same run writes its output.
+    const std::string apart = npy("d.npy", ir::DTypeEnum::Float32, {1, 3}, data, sizeof data);
+    r = run_cli("run " + graph + " -o " + (dir / "elsewhere").string() + " --input data=" + apart);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_TRUE(fs::exists(dir / "elsewhere" / "out.npy"));
 }
 
 // OpenBLAS is loaded by the first matrix product (engine/eval/blas_library.h), not

@@ -74,6 +74,25 @@ engine::eval::Feeds feeds_for(const RunCommand& c, const ir::Graph& g) {
     return feeds;
 }
 
+// An output written over the model or an --input file would replace what the run
+// read (an input .npy in the output directory, named as an output is): refused
+// before any file is written, as dump refuses an -o on its source graph.
+void check_outputs_replace_nothing_read(const RunCommand& c, const std::map<std::string, size_t>& files,
+                                        const std::vector<engine::eval::EvalOutput>& outputs) {
+    for (const auto& [file, i] : files) {
+        const fs::path target = fs::path(c.output_dir) / file;
+        if (engine::same_file(target, c.model))
+            throw OptionError(fmt::format("output '{}' would be written to {}, the model itself; give another "
+                                          "--output-dir",
+                                          outputs[i].name, target.string()));
+        for (const std::string& spec : c.inputs)
+            if (engine::same_file(target, spec.substr(spec.find('=') + 1)))
+                throw OptionError(fmt::format("output '{}' would be written to {}, the file of --input {}; give "
+                                              "another --output-dir",
+                                              outputs[i].name, target.string(), spec));
+    }
+}
+
 void run_run(const RunCommand& c) {
     try {
         const ir::Graph g = read_any_model(c.model);
@@ -89,6 +108,7 @@ void run_run(const RunCommand& c) {
             if (!added && g.outputs[it->second] != g.outputs[i])
                 throw Error(fmt::format("outputs {} and {} would both be written to {}", it->second, i, it->first));
         }
+        check_outputs_replace_nothing_read(c, files, outputs);
         std::error_code ec;
         fs::create_directories(c.output_dir, ec);
         if (ec) throw Error(fmt::format("{}: cannot create the output directory: {}", c.output_dir, ec.message()));
