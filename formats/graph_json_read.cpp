@@ -599,7 +599,7 @@ ir::Graph parse_graph_json(std::string_view text, const GraphJsonReadOptions& op
     return Reader(options).read(text);
 }
 
-ir::Graph read_graph_json_file(const std::filesystem::path& path) {
+ir::Graph read_graph_json_file(const std::filesystem::path& path, std::vector<std::filesystem::path>* npy_files_read) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw FormatError(fmt::format("{}: cannot open the graph JSON file", path.string()));
     std::ostringstream text;
@@ -607,6 +607,7 @@ ir::Graph read_graph_json_file(const std::filesystem::path& path) {
     GraphJsonReadOptions options;
     options.label = path.string();
     options.base_dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    options.npy_files_read = npy_files_read;
     return parse_graph_json(text.str(), options);
 }
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "engine/artifact_file.h"
@@ -62,8 +63,7 @@ class Checker {
             add(fmt::format("{}: no jobs (an empty manifest, or a directory without *.json, *.mge or *.onnx "
                             "models); pass --allow-empty if that is expected",
                             t_.input_label));
-        for (const Job& job : m_.jobs)
-            if (auto id = job.input.empty() ? std::nullopt : engine::file_identity(job.input)) inputs_.emplace(*id, &job);
+        for (const Job& job : m_.jobs) register_files_read(job);
         // In the manifest's order, so the list reads along the file.
         size_t at = 0;
         for (size_t i = 0; i <= m_.jobs.size(); ++i) {
@@ -120,12 +120,36 @@ class Checker {
         }
     }
 
-    // The input of the batch `p` is, if any.
-    const Job* input_at(const fs::path& p) const {
+    // What a job reads: its model and its test-case data (.npy files, @FILE
+    // lists). An artifact, report or strip-info file on one of them would
+    // replace it. Test-case specs that do not parse are left to
+    // check_testcase_data, which names them.
+    void register_files_read(const Job& job) {
+        auto read = [&](const fs::path& p, std::string_view what) {
+            if (auto id = engine::file_identity(p)) inputs_.emplace(*id, FileRead{&job, what});
+        };
+        if (!job.input.empty()) read(job.input, "the input");
+        for (const Variant& v : job.variants) {
+            if (!v.options.testcases) continue;
+            try {
+                for (const fs::path& p : engine::testcase::files_read(v.options.testcases->input_data, m_.base_dir))
+                    read(p, "test-case data");
+            } catch (const Error&) {
+            }
+        }
+    }
+
+    // A file a job of the batch reads, and what it is to that job.
+    struct FileRead {
+        const Job* job;
+        std::string_view what;  // "the input", "test-case data"
+    };
+    // The file of the batch `p` is, if any.
+    std::optional<FileRead> input_at(const fs::path& p) const {
         auto id = engine::file_identity(p);
-        if (!id) return nullptr;
+        if (!id) return std::nullopt;
         auto it = inputs_.find(*id);
-        return it == inputs_.end() ? nullptr : it->second;
+        return it == inputs_.end() ? std::nullopt : std::optional<FileRead>(it->second);
     }
 
     void check_output(const Job& job, const Variant& v) {
@@ -136,12 +160,12 @@ class Checker {
             return;
         }
         artifacts_.push_back({&job, t_.out_dir / v.output});
-        if (const Job* owner = input_at(t_.out_dir / v.output))
-            add(fmt::format("{}: output \"{}\" would overwrite {}, the input of {}; write the artifacts to another "
+        if (const auto read = input_at(t_.out_dir / v.output))
+            add(fmt::format("{}: output \"{}\" would overwrite {}, {} of {}; write the artifacts to another "
                             "directory (-o)",
-                            job.where, v.output, (t_.out_dir / v.output).string(),
-                            owner == &job ? std::string("this job") : fmt::format("job {} ({})", owner->index + 1,
-                                                                                  owner->where)));
+                            job.where, v.output, (t_.out_dir / v.output).string(), read->what,
+                            read->job == &job ? std::string("this job")
+                                              : fmt::format("job {} ({})", read->job->index + 1, read->job->where)));
     }
 
     // The job whose artifact `p` is, if any. A path not there yet can only be an
@@ -165,9 +189,9 @@ class Checker {
                 "{} \"-\": standard output carries the summary; give a file (\"./-\" for one named "
                 "\"-\")",
                 what));
-        else if (const Job* owner = input_at(p))
-            add(fmt::format("{} {} would overwrite the input of job {} ({})", what, p.string(), owner->index + 1,
-                            owner->where));
+        else if (const auto read = input_at(p))
+            add(fmt::format("{} {} would overwrite {} of job {} ({})", what, p.string(), read->what,
+                            read->job->index + 1, read->job->where));
         else if (std::error_code ec;
                  fs::is_regular_file(t_.input_label, ec) && engine::same_file(p, t_.input_label))
             add(fmt::format("{} {} would overwrite the manifest", what, p.string()));
@@ -180,7 +204,7 @@ class Checker {
 
     const Manifest& m_;
     const BatchTargets& t_;
-    std::map<engine::FileIdentity, const Job*> inputs_;
+    std::map<engine::FileIdentity, FileRead> inputs_;
     std::vector<std::pair<const Job*, fs::path>> artifacts_;  // every variant's output, under OUT_DIR
     std::vector<std::string> errors_;
 };

@@ -24,6 +24,7 @@
 
 #include "cli_run.h"
 #include "engine/artifact_file.h"
+#include "formats/npy.h"
 
 namespace mgedump {
 namespace {
@@ -210,7 +211,7 @@ TEST_F(CliOutputs, AnOutputOnItsOwnSourceGraphIsRefusedAndTheSourceKept) {
     for (const std::string command : {"dump", "convert"}) {
         test::CliRun r = test::run_cli(command + " " + json.string() + " -o " + (dir / "sub" / ".." / "source.json").string());
         EXPECT_EQ(r.status, 2) << command << ": " << r.out;
-        EXPECT_NE(r.out.find("is the input graph"), std::string::npos) << command << ": " << r.out;
+        EXPECT_NE(r.out.find("is the input " + json.string()), std::string::npos) << command << ": " << r.out;
         EXPECT_EQ(file_bytes(json), before) << command;
     }
     // Any of several inputs, by another name.
@@ -218,6 +219,26 @@ TEST_F(CliOutputs, AnOutputOnItsOwnSourceGraphIsRefusedAndTheSourceKept) {
     test::CliRun second = test::run_cli("dump " + graph + " " + json.string() + " -o " + (dir / "link.json").string());
     EXPECT_EQ(second.status, 2) << second.out;
     EXPECT_EQ(file_bytes(json), before);
+
+    // A weight .npy the graph JSON names is read to make the artifact too: known
+    // once the graph is read, and refused before the artifact replaces anything.
+    const float one = 1.0f;
+    const std::vector<uint32_t> shape{1, 1};
+    const auto npy = formats::encode_npy(ir::DTypeEnum::Float32, shape,
+                                         ir::Bytes(reinterpret_cast<const std::byte*>(&one), sizeof one));
+    std::ofstream(dir / "w.npy", std::ios::binary).write(reinterpret_cast<const char*>(npy.data()), npy.size());
+    const std::string weights = file_bytes(dir / "w.npy");
+    std::ofstream(dir / "npy.json") << R"({"format": "mgedump-graph", "version": 1,
+      "inputs": [{"name": "x", "dtype": "Float32", "shape": [1, 1]}],
+      "constants": [{"name": "w", "param": true, "npy": "w.npy"}],
+      "operators": [{"op": "Elemwise", "name": "y", "inputs": ["x", "w"], "params": {"mode": "ADD"}}],
+      "outputs": ["y"]})";
+    for (const std::string command : {"dump", "convert"}) {
+        test::CliRun r = test::run_cli(command + " " + (dir / "npy.json").string() + " -o " + (dir / "w.npy").string());
+        EXPECT_EQ(r.status, 2) << command << ": " << r.out;
+        EXPECT_NE(r.out.find("is the input " + (dir / "w.npy").string()), std::string::npos) << command << ": " << r.out;
+        EXPECT_EQ(file_bytes(dir / "w.npy"), weights) << command;
+    }
 
     const fs::path model = dir / "m.mge";
     ASSERT_EQ(test::run_cli("dump " + graph + " -o " + model.string() + " --dump-format FBS").status, 0);

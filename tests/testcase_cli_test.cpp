@@ -58,6 +58,15 @@ class TestcaseCli : public test::TempDirTest {
     std::string model;
 };
 
+// The test-case data is read to make the artifact: an -o on it would replace it.
+TEST_F(TestcaseCli, AnOutputOnTestCaseDataIsRefusedAndTheDataKept) {
+    const std::string before = file_bytes(dir / "a.npy");
+    const auto r = in_dir("dump m.json -o a.npy --input-data 'zeta:z.npy;alpha:a.npy'");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("is the input a.npy"), std::string::npos) << r.out;
+    EXPECT_EQ(file_bytes(dir / "a.npy"), before);
+}
+
 TEST_F(TestcaseCli, DumpWritesATestCaseFileThatVerifiesAndInspects) {
     const auto r =
         in_dir("dump m.json -o t.mge --input-data 'zeta:z.npy;alpha:a.npy' --input-data '#rand(0,1)'");
@@ -191,6 +200,20 @@ TEST_F(TestcaseCli, BatchWritesTestCasesFromTheManifestAndTheCommandLineDetermin
     ASSERT_EQ(changed.status, 0) << changed.out;
     EXPECT_NE(changed.out.find("1 written, 3 up to date"), std::string::npos) << changed.out;
     EXPECT_NE(file_bytes(dir / "out1/npy.mge"), before);
+}
+
+// One job's artifact over another's test-case data (-o . with the data there)
+// would replace what that job reads: refused before anything runs.
+TEST_F(TestcaseCli, BatchRefusesAnArtifactOnTestCaseData) {
+    write("m.jsonl",
+          "{\"input\": \"m.json\", \"output\": \"t.mge\", \"input_data\": \"zeta:z.npy;alpha:a.npy\"}\n"
+          "{\"input\": \"m.json\", \"output\": \"a.npy\"}\n");
+    const std::string before = file_bytes(dir / "a.npy");
+    const auto r = in_dir("batch m.jsonl -o .");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("would overwrite ./a.npy, test-case data of job 1"), std::string::npos) << r.out;
+    EXPECT_EQ(file_bytes(dir / "a.npy"), before);
+    EXPECT_FALSE(std::filesystem::exists(dir / "t.mge"));
 }
 
 TEST_F(TestcaseCli, BatchRefusesMissingTestCaseDataBeforeAnythingRuns) {

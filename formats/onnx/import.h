@@ -38,7 +38,10 @@ std::pair<std::string, std::vector<int64_t>> parse_onnx_input_shape(std::string_
 
 // Throws FormatError (unreadable or malformed file, missing external data) or
 // GraphError (unsupported operator, attribute or value), naming the file.
-ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options = {});
+// With `external_files`, the side files the weights were read from are appended
+// there (as import_onnx_bytes does).
+ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options = {},
+                      std::vector<std::filesystem::path>* external_files = nullptr);
 
 // The same from a file image already in memory; `label` names it in errors and
 // external data is looked up relative to `base_dir`. With `owner` keeping `bytes`

@@ -637,9 +637,15 @@ ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std
     return g;
 }
 
-ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options) {
+ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options,
+                      std::vector<std::filesystem::path>* external_files) {
     OnnxModelFile model = read_onnx_model(path);
-    ir::Graph g = onnx_import::Importer(model, options).run();
+    onnx_import::Importer importer(model, options);
+    ir::Graph g = importer.run();
+    if (external_files) {
+        auto files = importer.tensors().external_files();
+        external_files->insert(external_files->end(), files.begin(), files.end());
+    }
     // Inline weights viewed in the mapped file: a dump into a file preads them.
     if (model.file)
         g.blobs.note_file_regions(model.image, model.file->bytes, model.file->device, model.file->inode,

@@ -47,7 +47,12 @@ void run_convert(const ConvertCommand& c) {
         engine::DumpOptions options;
         std::string input_format;
         if (const InputKind kind = input_kind(c.input); kind != InputKind::Mge) {
-            graph = jobs::read_model_input(c.input).graph;
+            jobs::ModelInput in = jobs::read_model_input(c.input);
+            // The files the graph was built from besides its input (.npy weights,
+            // ONNX external data): the artifact must not replace one.
+            check_output_not_source(std::vector<std::string>(in.dependencies.begin(), in.dependencies.end()),
+                                    c.output);
+            graph = std::move(in.graph);
             options = to_options(c.flags);
             input_format = input_kind_name(kind);
         } else {

@@ -15,6 +15,7 @@
 
 #include "engine/artifact_file.h"
 #include "engine/dump.h"
+#include "engine/testcase/input_data.h"
 #include "engine/testcase/testcase_dump.h"
 #include "formats/graph_json.h"
 #include "formats/onnx/import.h"
@@ -69,7 +70,11 @@ void run_dump(const DumpCommand& c) {
                               "(load_and_run reads no more): give one input and no --append");
         current.clear();  // about the paths given, not one input
         check_strip_info_target(c.flags, c.inputs, c.output);
-        check_output_not_source(c.inputs, c.output);
+        std::vector<std::string> sources = c.inputs;
+        if (options.testcases)
+            for (const auto& p : engine::testcase::files_read(options.testcases->input_data, options.testcases->data_dir))
+                sources.push_back(p.string());
+        check_output_not_source(sources, c.output);
         for (const std::string& input : c.inputs) {
             current = input;
             if (input_kind(input) == InputKind::Mge)
@@ -94,9 +99,13 @@ void run_dump(const DumpCommand& c) {
         for (const std::string& input : c.inputs) {
             current.clear();
             // ONNX has no magic number; its files are known by name.
-            ir::Graph g = std::filesystem::path(input).extension() == ".onnx" ? formats::import_onnx(input, onnx)
-                                                                              : formats::read_graph_json_file(input);
+            std::vector<std::filesystem::path> weight_files;  // .npy files, ONNX external data
+            ir::Graph g = std::filesystem::path(input).extension() == ".onnx"
+                              ? formats::import_onnx(input, onnx, &weight_files)
+                              : formats::read_graph_json_file(input, &weight_files);
             current = input;
+            // Known only once read; the artifact is not committed yet.
+            check_output_not_source(std::vector<std::string>(weight_files.begin(), weight_files.end()), c.output);
             if (options.testcases) {
                 testcase_file = engine::testcase::write_testcase_file(g, options, file);
                 dumps.push_back(engine::Dumped{.result = testcase_file->model});

@@ -62,8 +62,8 @@ engine::DumpOptions to_options(const DumpFlags& f, const std::optional<ir::Metad
 void check_output_not_source(std::span<const std::string> sources, const std::string& output) {
     for (const std::string& source : sources)
         if (engine::same_file(output, source))
-            throw OptionError(fmt::format("-o {} is the input graph {}: the artifact would replace the graph it is "
-                                          "made from; give another output file",
+            throw OptionError(fmt::format("-o {} is the input {}: the artifact would replace a file it is made "
+                                          "from; give another output file",
                                           output, source));
 }
 

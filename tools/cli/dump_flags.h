@@ -37,8 +37,8 @@ struct DumpFlags {
 void add_dump_flags(CLI::App& cmd, DumpFlags& flags);
 // Options from flags; `base_metadata` (a loaded model's) is kept unless flags override it.
 engine::DumpOptions to_options(const DumpFlags& flags, const std::optional<ir::Metadata>& base_metadata = {});
-// Throws OptionError when -o names a source graph read (graph JSON or ONNX):
-// the artifact would replace the graph it was made from. (convert rewriting a
+// Throws OptionError when -o names a file the artifact is made from (a graph
+// JSON or ONNX input, a test-case .npy): the artifact would replace it. (convert rewriting a
 // .mge file in place is allowed: the file is replaced whole, and only once the
 // new one is written.)
 void check_output_not_source(std::span<const std::string> sources, const std::string& output);
