@@ -135,6 +135,7 @@ class Checker {
                 for (const fs::path& p : engine::testcase::files_read(v.options.testcases->input_data, m_.base_dir))
                     read(p, "test-case data");
             } catch (const Error&) {
+                // A spec that does not parse: check_testcase_data reports it.
             }
         }
     }
