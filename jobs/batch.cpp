@@ -395,6 +395,14 @@ class Runner {
             if (!options.metadata)
                 options.metadata = w.input->metadata;  // a re-dump keeps the model's metadata
             const fs::path artifact = resolve_output(options_.out_dir, v.output);
+            // The graph's own side files (a graph JSON's .npy weights, an ONNX
+            // model's external data) are known only once it is read, so the
+            // manifest check cannot see them: an artifact on one would replace it.
+            for (const fs::path& side : w.input->dependencies)
+                if (engine::same_file(artifact, side))
+                    throw Error(fmt::format("output \"{}\" would overwrite {}, a weight file this job's graph is "
+                                            "read from; write the artifacts to another directory (-o)",
+                                            v.output, side.string()));
             if (options_.verify_numeric) {
                 engine::DumpOptions model = options;
                 model.testcases.reset();  // the check is of the model as dumped

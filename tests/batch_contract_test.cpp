@@ -190,6 +190,22 @@ TEST(BatchContract, AReportOrStripInfoFileOnAnArtifactTheOtherOrTheManifestIsRef
     EXPECT_EQ(read_text(out / "nets" / "a.mge"), artifact);
 }
 
+// A graph's .npy weights are known only once it is read: an artifact on one
+// fails that job alone, and the weights stay.
+TEST(BatchContract, AnArtifactOnItsGraphsWeightFileFailsThatJobAlone) {
+    ScratchDir dir;
+    write_npy(dir / "w.npy", 8, 1.0f);
+    write_text(dir / "p.json", npy_graph_json("w.npy", 8));
+    write_text(dir / "g.json", small_graph_json(1));
+    write_text(dir / "m.jsonl", R"({"input": "p.json", "output": "w.npy"})" "\n" R"({"input": "g.json", "output": "g.mge"})");
+    const std::string weights = read_text(dir / "w.npy");
+    CliRun r = batch(fmt::format("{} -o {}", (dir / "m.jsonl").string(), dir.path.string()));
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_TRUE(has(r.out, "a weight file this job's graph is read from")) << r.out;
+    EXPECT_EQ(read_text(dir / "w.npy"), weights);
+    EXPECT_TRUE(fs::exists(dir / "g.mge"));
+}
+
 TEST(BatchContract, AnArtifactNeverOverwritesAnInputOfTheBatch) {
     ScratchDir dir;
     engine::DumpOptions fbs;
