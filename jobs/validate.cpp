@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <utility>
+#include <variant>
 
 #include "engine/artifact_file.h"
 #include "engine/testcase/input_data.h"
@@ -63,6 +64,7 @@ class Checker {
             add(fmt::format("{}: no jobs (an empty manifest, or a directory without *.json, *.mge or *.onnx "
                             "models); pass --allow-empty if that is expected",
                             t_.input_label));
+        testcase_data_.reserve(m_.jobs.size());
         for (const Job& job : m_.jobs) register_files_read(job);
         // In the manifest's order, so the list reads along the file.
         size_t at = 0;
@@ -72,7 +74,7 @@ class Checker {
             const Job& job = m_.jobs[i];
             errors_.insert(errors_.end(), job.errors.begin(), job.errors.end());
             check_input(job);
-            check_testcase_data(job);
+            check_testcase_data(job, testcase_data_[i]);
             for (const Variant& v : job.variants) check_output(job, v);
         }
         check_target("the report", t_.report);
@@ -91,6 +93,10 @@ class Checker {
     }
 
   private:
+    // A test-case data file of a job, or the error listing its files gave.
+    using TestcaseItem = std::variant<fs::path, std::string>;
+    using TestcaseData = std::vector<TestcaseItem>;
+
     void add(std::string e) { errors_.push_back(std::move(e)); }
 
     void check_input(const Job& job) {
@@ -101,41 +107,41 @@ class Checker {
         else if (fs::is_directory(st)) add(fmt::format("{}: input {} is a directory", job.where, job.input.string()));
     }
 
-    // The .npy files and SPEC lists of the job's test cases (engine/testcase/input_data.h).
-    void check_testcase_data(const Job& job) {
-        std::vector<fs::path> seen;
-        for (const Variant& v : job.variants) {
-            if (!v.options.testcases) continue;
-            try {
-                for (const fs::path& p : engine::testcase::files_read(v.options.testcases->input_data, m_.base_dir)) {
-                    if (std::ranges::find(seen, p) != seen.end()) continue;
-                    seen.push_back(p);
-                    std::error_code ec;
-                    if (!fs::is_regular_file(p, ec))
-                        add(fmt::format("{}: test-case data {} does not exist or is not a file", job.where, p.string()));
-                }
-            } catch (const Error& e) {
-                add(fmt::format("{}: {}", job.where, e.what()));
+    // The .npy files and SPEC lists of the job's test cases, as listed once by
+    // register_files_read: each must be a file.
+    void check_testcase_data(const Job& job, const TestcaseData& data) {
+        for (const auto& item : data) {
+            if (const std::string* error = std::get_if<std::string>(&item)) {
+                add(fmt::format("{}: {}", job.where, *error));
+                continue;
             }
+            const fs::path& p = std::get<fs::path>(item);
+            std::error_code ec;
+            if (!fs::is_regular_file(p, ec))
+                add(fmt::format("{}: test-case data {} does not exist or is not a file", job.where, p.string()));
         }
     }
 
     // What a job reads: its model and its test-case data (.npy files, @FILE
-    // lists). An artifact, report or strip-info file on one of them would
-    // replace it. Test-case specs that do not parse are left to
-    // check_testcase_data, which names them.
+    // lists, engine/testcase/input_data.h). An artifact, report or strip-info
+    // file on one of them would replace it. The test-case files are listed here
+    // once (an @FILE list is read from disk) for check_testcase_data too.
     void register_files_read(const Job& job) {
         auto read = [&](const fs::path& p, std::string_view what) {
             if (auto id = engine::file_identity(p)) inputs_.emplace(*id, FileRead{&job, what});
         };
         if (!job.input.empty()) read(job.input, "the input");
+        TestcaseData& data = testcase_data_.emplace_back();
         for (const Variant& v : job.variants) {
             if (!v.options.testcases) continue;
             try {
-                for (const fs::path& p : engine::testcase::files_read(v.options.testcases->input_data, m_.base_dir))
+                for (const fs::path& p : engine::testcase::files_read(v.options.testcases->input_data, m_.base_dir)) {
+                    if (std::ranges::find(data, TestcaseItem(p)) != data.end()) continue;
+                    data.emplace_back(p);
                     read(p, "test-case data");
-            } catch (const Error&) {
-                // A spec that does not parse: check_testcase_data reports it.
+                }
+            } catch (const Error& e) {
+                data.emplace_back(std::string(e.what()));  // a SPEC that does not parse, an unreadable @FILE
             }
         }
     }
@@ -206,6 +212,7 @@ class Checker {
     const Manifest& m_;
     const BatchTargets& t_;
     std::map<engine::FileIdentity, FileRead> inputs_;
+    std::vector<TestcaseData> testcase_data_;  // by job, in the manifest's order
     std::vector<std::pair<const Job*, fs::path>> artifacts_;  // every variant's output, under OUT_DIR
     std::vector<std::string> errors_;
 };
