@@ -42,11 +42,11 @@ std::string written_format(const engine::DumpOptions& o) {
 void run_convert(const ConvertCommand& c) {
     try {
         check_strip_info_target(c.flags, std::span(&c.input, 1), c.output);  // before anything is read
-        if (input_kind(c.input) != InputKind::Mge) check_output_not_source(std::span(&c.input, 1), c.output);
         ir::Graph graph;
         engine::DumpOptions options;
         std::string input_format;
         if (const InputKind kind = input_kind(c.input); kind != InputKind::Mge) {
+            check_output_not_source(std::span(&c.input, 1), c.output);  // before the graph is read
             jobs::ModelInput in = jobs::read_model_input(c.input);
             // The files the graph was built from besides its input (.npy weights,
             // ONNX external data): the artifact must not replace one.
