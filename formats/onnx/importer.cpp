@@ -623,11 +623,12 @@ std::pair<std::string, std::vector<int64_t>> parse_onnx_input_shape(std::string_
     return out;
 }
 
-ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std::filesystem::path& base_dir,
-                            const OnnxImportOptions& options,
-                            std::vector<std::filesystem::path>* external_files,
-                            std::shared_ptr<const void> owner) {
-    OnnxModelFile model = parse_onnx_model(bytes, label, base_dir, std::move(owner));
+namespace {
+
+// Imports `model`; with `external_files`, appends the side files its weights were
+// read from.
+ir::Graph import_model(const OnnxModelFile& model, const OnnxImportOptions& options,
+                       std::vector<std::filesystem::path>* external_files) {
     onnx_import::Importer importer(model, options);
     ir::Graph g = importer.run();
     if (external_files) {
@@ -637,15 +638,19 @@ ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std
     return g;
 }
 
+}  // namespace
+
+ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std::filesystem::path& base_dir,
+                            const OnnxImportOptions& options,
+                            std::vector<std::filesystem::path>* external_files,
+                            std::shared_ptr<const void> owner) {
+    return import_model(parse_onnx_model(bytes, label, base_dir, std::move(owner)), options, external_files);
+}
+
 ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options,
                       std::vector<std::filesystem::path>* external_files) {
     OnnxModelFile model = read_onnx_model(path);
-    onnx_import::Importer importer(model, options);
-    ir::Graph g = importer.run();
-    if (external_files) {
-        auto files = importer.tensors().external_files();
-        external_files->insert(external_files->end(), files.begin(), files.end());
-    }
+    ir::Graph g = import_model(model, options, external_files);
     // Inline weights viewed in the mapped file: a dump into a file preads them.
     if (model.file)
         g.blobs.note_file_regions(model.image, model.file->bytes, model.file->device, model.file->inode,
