@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <utility>
 
 #include "engine/artifact_file.h"
 #include "engine/eval/evaluator.h"
@@ -43,15 +44,20 @@ std::string file_name_for(const std::string& name) {
     return s + ".npy";
 }
 
+// An --input NAME=FILE.npy split in two; throws OptionError when it is not of that form.
+std::pair<std::string, std::string> split_input_spec(const std::string& spec) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+        throw OptionError(fmt::format("--input '{}': expected NAME=FILE.npy", spec));
+    return {spec.substr(0, eq), spec.substr(eq + 1)};
+}
+
 engine::eval::Feeds feeds_for(const RunCommand& c, const ir::Graph& g) {
     const std::vector<engine::eval::GraphInput> inputs = engine::eval::graph_inputs(g);
     engine::eval::Feeds feeds;
     if (c.random_seed) feeds = engine::eval::random_feeds(g, *c.random_seed);
     for (const std::string& spec : c.inputs) {
-        const size_t eq = spec.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-            throw OptionError(fmt::format("--input '{}': expected NAME=FILE.npy", spec));
-        const std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+        const auto [name, file] = split_input_spec(spec);
         auto it = std::find_if(inputs.begin(), inputs.end(), [&](const auto& in) { return in.name == name; });
         if (it == inputs.end()) {
             std::string names;
@@ -86,7 +92,7 @@ void check_outputs_replace_nothing_read(const RunCommand& c, const std::map<std:
                                           "--output-dir",
                                           outputs[i].name, target.string()));
         for (const std::string& spec : c.inputs)
-            if (engine::same_file(target, spec.substr(spec.find('=') + 1)))
+            if (engine::same_file(target, split_input_spec(spec).second))
                 throw OptionError(fmt::format("output '{}' would be written to {}, the file of --input {}; give "
                                               "another --output-dir",
                                               outputs[i].name, target.string(), spec));
