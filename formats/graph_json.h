@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/side_file_check.h"
 #include "ir/graph.h"
 
 namespace mgedump::formats {
@@ -21,6 +22,8 @@ struct GraphJsonReadOptions {
     // When set, receives the path of every .npy file read, in document order (once
     // per mention), so a caller knows which files the graph was built from.
     std::vector<std::filesystem::path>* npy_files_read = nullptr;
+    // When set, asked about every .npy file before it is read (side_file_check.h).
+    SideFileCheck check_side_file;
 };
 
 // Parses, builds and validates a graph. Throws FormatError for anything wrong in

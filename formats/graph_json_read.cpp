@@ -181,6 +181,13 @@ private:
             const std::string& rel = string_at(e, "npy", ctx);
             std::filesystem::path p = std::filesystem::path(rel).is_absolute() ? std::filesystem::path(rel)
                                                                                  : opt_.base_dir / rel;
+            if (opt_.check_side_file) {
+                try {
+                    opt_.check_side_file(p);
+                } catch (const Error& err) {
+                    fail(ctx, fmt::format("npy \"{}\": {}", rel, err.what()));
+                }
+            }
             NpyArray a;
             try {
                 a = read_npy(p, have_dtype ? std::optional(t.dtype.type) : std::nullopt);

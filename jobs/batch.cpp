@@ -20,6 +20,7 @@
 #include "engine/testcase/input_data.h"
 #include "engine/testcase/testcase_dump.h"
 #include "ir/error.h"
+#include "jobs/artifact_places.h"
 #include "jobs/error_text.h"
 #include "jobs/memory_gate.h"
 #include "jobs/model_input.h"
@@ -274,7 +275,9 @@ class Runner {
         if (!job.ok()) return w;
         if (options_.incremental && all_current(w)) return w;
         try {
-            w->input = read_model_input(job.input, &read_buffers_, job.onnx);
+            w->input = read_model_input(job.input, &read_buffers_, job.onnx, [&](const fs::path& side) {
+                artifact_places_.refuse_other_jobs_artifact(side, job);
+            });
             digests_.remember(job.input, w->input->file_bytes, w->input->input_digest);
             models_read_.fetch_add(1, std::memory_order_relaxed);
             cache_.intern_graph(w->input->graph);
@@ -497,6 +500,7 @@ class Runner {
 
     const Manifest& manifest_;
     const BatchOptions& options_;
+    const ArtifactPlaces artifact_places_{manifest_, options_.out_dir};
     MemoryGate gate_;
     engine::FileOps default_ops_;
     engine::FileOps* ops_ = nullptr;

@@ -64,7 +64,7 @@ std::string onnx_digest(const std::string& model_digest, const std::vector<fs::p
 bool is_onnx_input(const fs::path& path) { return path.extension() == ".onnx"; }
 
 ModelInput read_model_input(const fs::path& path, engine::ReadBuffers* buffers,
-                            const formats::OnnxImportOptions& onnx) {
+                            const formats::OnnxImportOptions& onnx, const formats::SideFileCheck& check_side_file) {
     engine::MappedFile file = engine::map_file(path.string(), buffers);
     ModelInput in;
     in.file_bytes = file.bytes.size();
@@ -77,9 +77,11 @@ ModelInput read_model_input(const fs::path& path, engine::ReadBuffers* buffers,
     // which the digest covers too, so --incremental sees a change to any of them.
     if (is_onnx_input(path)) {
         std::vector<fs::path> side_files;
+        formats::OnnxImportOptions import = onnx;
+        import.check_side_file = check_side_file;
         in.graph = formats::import_onnx_bytes(file.bytes, path.string(),
                                               path.parent_path().empty() ? fs::path(".") : path.parent_path(),
-                                              onnx, &side_files, file.owner);
+                                              import, &side_files, file.owner);
         // Inline weights are views into the file: a dump into a file preads them.
         in.graph.blobs.note_file_regions(file.owner, file.bytes, file.device, file.inode, file.fd);
         in.file_digest = onnx_digest(in.input_digest, side_files);
@@ -93,6 +95,7 @@ ModelInput read_model_input(const fs::path& path, engine::ReadBuffers* buffers,
         o.label = path.string();
         o.base_dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
         o.npy_files_read = &in.dependencies;
+        o.check_side_file = check_side_file;
         in.graph = formats::parse_graph_json(text, o);
         return in;
     }

@@ -11,6 +11,7 @@
 
 #include "engine/load.h"
 #include "formats/onnx/import.h"
+#include "formats/side_file_check.h"
 #include "ir/graph.h"
 #include "ir/metadata.h"
 
@@ -33,9 +34,12 @@ bool is_onnx_input(const std::filesystem::path& path);
 // Throws Error (FormatError, GraphError, ...) naming the path; OptionError when
 // `onnx`'s input shapes do not fit an ONNX model's inputs. `buffers` recycles the
 // memory small inputs are read into (engine::map_file). `onnx` is how an ONNX
-// input is imported; other inputs ignore it.
+// input is imported; other inputs ignore it. `check_side_file`, when set, is asked
+// about each side file (a graph JSON's .npy, an ONNX model's external data) before
+// it is read, and may refuse it (formats/side_file_check.h).
 ModelInput read_model_input(const std::filesystem::path& path, engine::ReadBuffers* buffers = nullptr,
-                            const formats::OnnxImportOptions& onnx = {});
+                            const formats::OnnxImportOptions& onnx = {},
+                            const formats::SideFileCheck& check_side_file = {});
 
 // Bytes a model will hold while in flight: its input (and, for graph JSON, the
 // .npy files it names) plus one serialized copy per variant. Never throws: an

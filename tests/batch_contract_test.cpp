@@ -12,9 +12,11 @@
 #include "cli_run.h"
 #include "jobs/error_text.h"
 #include "jobs/manifest.h"
+#include "jobs/model_input.h"
 #include "jobs/output_path.h"
 #include "jobs/progress.h"
 #include "jobs/report.h"
+#include "onnx_test_model.h"
 
 namespace mgedump::test {
 namespace {
@@ -204,6 +206,60 @@ TEST(BatchContract, AnArtifactOnItsGraphsWeightFileFailsThatJobAlone) {
     EXPECT_TRUE(has(r.out, "a weight file this job's graph is read from")) << r.out;
     EXPECT_EQ(read_text(dir / "w.npy"), weights);
     EXPECT_TRUE(fs::exists(dir / "g.mge"));
+}
+
+// Job "reader"'s graph reads w.npy (spelled through "sub/.."), where job
+// "writer" writes its artifact. Whichever job runs first, the reader fails before
+// reading the file (before, it read the weights or the writer's model, by the
+// order the jobs ran in) and the writer is written: in both manifest orders, on
+// one thread (jobs in order) and on two.
+TEST(BatchContract, AWeightFileThatIsAnotherJobsArtifactFailsTheReaderWhicheverRunsFirst) {
+    for (const bool writer_first : {true, false})
+        for (const int threads : {1, 2}) {
+            SCOPED_TRACE(fmt::format("writer first: {}, threads: {}", writer_first, threads));
+            ScratchDir dir;
+            fs::create_directory(dir / "sub");
+            write_npy(dir / "w.npy", 8, 1.0f);
+            write_text(dir / "p.json", npy_graph_json("sub/../w.npy", 8));
+            write_text(dir / "g.json", small_graph_json(1));
+            const std::string writer = R"({"input": "g.json", "output": "w.npy"})";
+            const std::string reader = R"({"input": "p.json", "output": "p.mge"})";
+            write_text(dir / "m.jsonl", writer_first ? writer + "\n" + reader : reader + "\n" + writer);
+            CliRun r = batch(
+                fmt::format("{} -o {} --threads {}", (dir / "m.jsonl").string(), dir.path.string(), threads));
+            EXPECT_EQ(r.status, 1) << r.out;
+            const int writer_job = writer_first ? 1 : 2;
+            EXPECT_TRUE(has(r.out, fmt::format("npy \"sub/../w.npy\": job {} ({}:{}) writes its output \"w.npy\" there",
+                                               writer_job, (dir / "m.jsonl").string(), writer_job)))
+                << r.out;
+            const auto report = nlohmann::json::parse(read_text(dir / "report.json"));
+            EXPECT_EQ(report["artifacts"][writer_first ? 1 : 0]["status"], "failed") << report.dump();
+            EXPECT_EQ(report["artifacts"][writer_first ? 0 : 1]["status"], "written") << report.dump();
+            EXPECT_FALSE(fs::exists(dir / "p.mge"));
+            EXPECT_TRUE(jobs::read_model_input(dir / "w.npy").graph.oprs.size() > 0);  // the writer's model
+        }
+}
+
+// The same for an ONNX model's external data file.
+TEST(BatchContract, AnExternalDataFileThatIsAnotherJobsArtifactFailsTheReader) {
+    ScratchDir dir;
+    OnnxModel m;
+    m.input("x", {1, 3, 2, 2}).output("y");
+    m.external_initializer("w", {2, 3, 1, 1}, "w.bin");
+    m.node("Conv", {"x", "w"}, {"y"});
+    m.write(dir / "m.onnx");
+    const std::vector<float> w{1, 2, 3, 4, 5, 6};
+    std::ofstream(dir / "w.bin", std::ios::binary).write(reinterpret_cast<const char*>(w.data()), 24);
+    write_text(dir / "g.json", small_graph_json(1));
+    write_text(dir / "m.jsonl",
+               R"({"input": "m.onnx", "output": "m.mge"})" "\n" R"({"input": "g.json", "output": "w.bin"})");
+    CliRun r = batch(fmt::format("{} -o {} --threads 1", (dir / "m.jsonl").string(), dir.path.string()));
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_TRUE(has(r.out, fmt::format("external data 'w.bin': job 2 ({}:2) writes its output \"w.bin\" there",
+                                       (dir / "m.jsonl").string())))
+        << r.out;
+    EXPECT_FALSE(fs::exists(dir / "m.mge"));
+    EXPECT_TRUE(fs::exists(dir / "w.bin"));
 }
 
 TEST(BatchContract, AnArtifactNeverOverwritesAnInputOfTheBatch) {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "formats/side_file_check.h"
 #include "ir/blobs.h"
 #include "ir/graph.h"
 
@@ -30,6 +31,9 @@ struct OnnxImportOptions {
     // with symbolic dimensions (torch.onnx.export's dynamic_axes) converts with them
     // fixed. A numeric declared dimension must agree; an unknown name is an error.
     std::map<std::string, std::vector<int64_t>> input_shapes;
+    // When set, asked about every external data file before it is mapped
+    // (side_file_check.h). Not a conversion option: stamps do not record it.
+    SideFileCheck check_side_file;
 };
 
 // "NAME=1x3x224x224" (`mgedump dump --input-shape`) as a name and its dims; a

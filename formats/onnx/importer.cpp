@@ -644,12 +644,15 @@ ir::Graph import_onnx_bytes(ir::Bytes bytes, const std::string& label, const std
                             const OnnxImportOptions& options,
                             std::vector<std::filesystem::path>* external_files,
                             std::shared_ptr<const void> owner) {
-    return import_model(parse_onnx_model(bytes, label, base_dir, std::move(owner)), options, external_files);
+    OnnxModelFile model = parse_onnx_model(bytes, label, base_dir, std::move(owner));
+    model.check_side_file = options.check_side_file;
+    return import_model(model, options, external_files);
 }
 
 ir::Graph import_onnx(const std::filesystem::path& path, const OnnxImportOptions& options,
                       std::vector<std::filesystem::path>* external_files) {
     OnnxModelFile model = read_onnx_model(path);
+    model.check_side_file = options.check_side_file;
     ir::Graph g = import_model(model, options, external_files);
     // Inline weights viewed in the mapped file: a dump into a file preads them.
     if (model.file)

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "formats/side_file_check.h"
 #include "ir/blobs.h"
 
 namespace onnx {
@@ -42,6 +43,9 @@ struct OnnxModelFile {
     // Set by read_onnx_model: the mapped file and a descriptor on it, both owned by
     // `image`, so an importer can note where each view lies in the file.
     std::optional<MappedImage> file;
+    // Asked about each external data file before it is mapped (the importer's
+    // OnnxImportOptions::check_side_file).
+    SideFileCheck check_side_file;
 };
 
 // Parses a whole file image (no 64 MB cap; ONNX's 2 GiB protobuf limit holds).

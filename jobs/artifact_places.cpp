@@ -1,0 +1,55 @@
+#include "jobs/artifact_places.h"
+
+#include <fmt/format.h>
+
+#include "ir/error.h"
+
+namespace mgedump::jobs {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The path with every existing symlink and "." or ".." resolved: where a write
+// to it lands, and what a read of it opens, whatever the spelling. (A hard link
+// is another place: replacing the artifact leaves the linked file as it was.)
+fs::path place_of(const fs::path& p) {
+    std::error_code ec;
+    fs::path absolute = fs::absolute(p, ec);
+    if (ec) absolute = p;
+    fs::path canonical = fs::weakly_canonical(absolute, ec);
+    return ec ? absolute.lexically_normal() : canonical;
+}
+
+}  // namespace
+
+const std::map<fs::path, ArtifactPlaces::Artifact>& ArtifactPlaces::places() const {
+    std::call_once(built_, [&] {
+        // An artifact's file is never a symlink (check_output_location), so its
+        // place is its directory's place and its name; most artifacts share a
+        // directory, resolved once.
+        std::map<fs::path, fs::path> dir_places;
+        for (const Job& job : manifest_.jobs)
+            for (const Variant& v : job.variants) {
+                const fs::path artifact = out_dir_ / v.output;
+                auto dir = dir_places.try_emplace(artifact.parent_path()).first;
+                if (dir->second.empty()) dir->second = place_of(dir->first);
+                places_.emplace(dir->second / artifact.filename(), Artifact{&job, &v});
+            }
+    });
+    return places_;
+}
+
+void ArtifactPlaces::refuse_other_jobs_artifact(const fs::path& side, const Job& reader) const {
+    const auto& all = places();
+    const auto it = all.find(place_of(side));
+    if (it == all.end() || it->second.job == &reader) return;
+    const Artifact& a = it->second;
+    // The reader's message names the file and where the graph names it.
+    throw Error(
+        fmt::format("job {} ({}) writes its output \"{}\" there, so what this job read would depend on "
+                    "which job ran first; write the artifacts to another directory (-o) or give that "
+                    "output another name",
+                    a.job->index + 1, a.job->where, a.variant->output));
+}
+
+}  // namespace mgedump::jobs
