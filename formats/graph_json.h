@@ -35,9 +35,10 @@ struct GraphJsonReadOptions {
 // starts with the label and names the JSON place.
 ir::Graph parse_graph_json(std::string_view text, const GraphJsonReadOptions& options = {});
 // Reads `path`; the label is the path and npy paths are relative to its directory.
-// With `npy_files_read`, as GraphJsonReadOptions::npy_files_read.
+// With `npy_files_read` and `check_side_file`, as GraphJsonReadOptions has them.
 ir::Graph read_graph_json_file(const std::filesystem::path& path,
-                               std::vector<std::filesystem::path>* npy_files_read = nullptr);
+                               std::vector<std::filesystem::path>* npy_files_read = nullptr,
+                               const SideFileCheck& check_side_file = {});
 
 struct GraphJsonWriteOptions {
     // Tensors with at most this many elements, of a dtype JSON numbers hold exactly,

@@ -181,13 +181,7 @@ private:
             const std::string& rel = string_at(e, "npy", ctx);
             std::filesystem::path p = std::filesystem::path(rel).is_absolute() ? std::filesystem::path(rel)
                                                                                  : opt_.base_dir / rel;
-            if (opt_.check_side_file) {
-                try {
-                    opt_.check_side_file(p);
-                } catch (const Error& err) {
-                    fail(ctx, fmt::format("npy \"{}\": {}", rel, err.what()));
-                }
-            }
+            run_side_file_check(opt_.check_side_file, p, fmt::format("{}: npy \"{}\"", ctx, rel));
             NpyArray a;
             try {
                 a = read_npy(p, have_dtype ? std::optional(t.dtype.type) : std::nullopt);
@@ -606,7 +600,8 @@ ir::Graph parse_graph_json(std::string_view text, const GraphJsonReadOptions& op
     return Reader(options).read(text);
 }
 
-ir::Graph read_graph_json_file(const std::filesystem::path& path, std::vector<std::filesystem::path>* npy_files_read) {
+ir::Graph read_graph_json_file(const std::filesystem::path& path, std::vector<std::filesystem::path>* npy_files_read,
+                               const SideFileCheck& check_side_file) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw FormatError(fmt::format("{}: cannot open the graph JSON file", path.string()));
     std::ostringstream text;
@@ -615,6 +610,7 @@ ir::Graph read_graph_json_file(const std::filesystem::path& path, std::vector<st
     options.label = path.string();
     options.base_dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
     options.npy_files_read = npy_files_read;
+    options.check_side_file = check_side_file;
     return parse_graph_json(text.str(), options);
 }
 

@@ -25,6 +25,7 @@
 #include "cli_run.h"
 #include "engine/artifact_file.h"
 #include "formats/npy.h"
+#include "onnx_test_model.h"
 
 namespace mgedump {
 namespace {
@@ -238,6 +239,47 @@ TEST_F(CliOutputs, AnOutputOnItsOwnSourceGraphIsRefusedAndTheSourceKept) {
         EXPECT_EQ(r.status, 2) << command << ": " << r.out;
         EXPECT_NE(r.out.find("is the input " + (dir / "w.npy").string()), std::string::npos) << command << ": " << r.out;
         EXPECT_EQ(file_bytes(dir / "w.npy"), weights) << command;
+    }
+
+    // And the strip-info JSON, written after the artifact.
+    for (const std::string command : {"dump", "convert"}) {
+        test::CliRun r = test::run_cli(command + " " + (dir / "npy.json").string() + " -o " +
+                                       (dir / "o.mge").string() + " --strip-info-file " + (dir / "w.npy").string());
+        EXPECT_EQ(r.status, 2) << command << ": " << r.out;
+        EXPECT_NE(r.out.find("--strip-info-file " + (dir / "w.npy").string() + " is the input"), std::string::npos)
+            << command << ": " << r.out;
+        EXPECT_EQ(file_bytes(dir / "w.npy"), weights) << command;
+        EXPECT_FALSE(fs::exists(dir / "o.mge")) << command;
+    }
+    // Each before the weight file is read: one that is not even a .npy file is
+    // refused as the output, not reported as a broken weight (exit 1).
+    std::ofstream(dir / "bad.npy") << "not a .npy file";
+    std::ofstream(dir / "bad.json") << R"({"format": "mgedump-graph", "version": 1,
+      "inputs": [{"name": "x", "dtype": "Float32", "shape": [1, 1]}],
+      "constants": [{"name": "w", "npy": "bad.npy"}],
+      "operators": [{"op": "Elemwise", "name": "y", "inputs": ["x", "w"], "params": {"mode": "ADD"}}],
+      "outputs": ["y"]})";
+    for (const std::string command : {"dump", "convert"}) {
+        test::CliRun r = test::run_cli(command + " " + (dir / "bad.json").string() + " -o " + (dir / "bad.npy").string());
+        EXPECT_EQ(r.status, 2) << command << ": " << r.out;
+        EXPECT_NE(r.out.find("npy \"bad.npy\": -o " + (dir / "bad.npy").string() + " is the input"), std::string::npos)
+            << command << ": " << r.out;
+        EXPECT_EQ(file_bytes(dir / "bad.npy"), "not a .npy file") << command;
+    }
+    // The same for an ONNX model's external data (too short to be the weights).
+    test::OnnxModel onnx_model;
+    onnx_model.input("x", {1, 3, 2, 2}).output("y");
+    onnx_model.external_initializer("w", {2, 3, 1, 1}, "w.bin");
+    onnx_model.node("Conv", {"x", "w"}, {"y"});
+    onnx_model.write(dir / "m.onnx");
+    std::ofstream(dir / "w.bin") << "short";
+    for (const std::string command : {"dump", "convert"}) {
+        test::CliRun r = test::run_cli(command + " " + (dir / "m.onnx").string() + " -o " + (dir / "w.bin").string());
+        EXPECT_EQ(r.status, 2) << command << ": " << r.out;
+        EXPECT_NE(r.out.find("external data 'w.bin': -o " + (dir / "w.bin").string() + " is the input"),
+                  std::string::npos)
+            << command << ": " << r.out;
+        EXPECT_EQ(file_bytes(dir / "w.bin"), "short") << command;
     }
 
     const fs::path model = dir / "m.mge";

@@ -67,6 +67,16 @@ TEST_F(TestcaseCli, AnOutputOnTestCaseDataIsRefusedAndTheDataKept) {
     EXPECT_EQ(file_bytes(dir / "a.npy"), before);
 }
 
+// The same for the strip-info JSON, which dump writes after the artifact.
+TEST_F(TestcaseCli, AStripInfoFileOnTestCaseDataIsRefusedAndTheDataKept) {
+    const std::string before = file_bytes(dir / "a.npy");
+    const auto r = in_dir("dump m.json -o t.mge --input-data 'zeta:z.npy;alpha:a.npy' --strip-info-file ./a.npy");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("--strip-info-file ./a.npy is the input a.npy"), std::string::npos) << r.out;
+    EXPECT_EQ(file_bytes(dir / "a.npy"), before);
+    EXPECT_FALSE(std::filesystem::exists(dir / "t.mge"));
+}
+
 TEST_F(TestcaseCli, DumpWritesATestCaseFileThatVerifiesAndInspects) {
     const auto r =
         in_dir("dump m.json -o t.mge --input-data 'zeta:z.npy;alpha:a.npy' --input-data '#rand(0,1)'");

@@ -334,14 +334,8 @@ ir::Bytes OnnxTensorReader::map_external(const std::string& location, std::share
                         model_.label, tensor, location));
     auto it = mappings_.find(location);
     if (it == mappings_.end()) {
-        if (model_.check_side_file) {
-            try {
-                model_.check_side_file(model_.base_dir / rel);
-            } catch (const Error& e) {
-                throw FormatError(fmt::format("{}: initializer '{}': external data '{}': {}", model_.label, tensor,
-                                              location, e.what()));
-            }
-        }
+        run_side_file_check(model_.check_side_file, model_.base_dir / rel,
+                            fmt::format("{}: initializer '{}': external data '{}'", model_.label, tensor, location));
         std::shared_ptr<const void> m;
         map_whole_file(model_.base_dir / rel, m, fmt::format("{}: initializer '{}'", model_.label, tensor),
                        /*populate=*/false);

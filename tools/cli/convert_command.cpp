@@ -47,11 +47,9 @@ void run_convert(const ConvertCommand& c) {
         std::string input_format;
         if (const InputKind kind = input_kind(c.input); kind != InputKind::Mge) {
             check_output_not_source(std::span(&c.input, 1), c.output);  // before the graph is read
-            jobs::ModelInput in = jobs::read_model_input(c.input);
-            // The files the graph was built from besides its input (.npy weights,
-            // ONNX external data): the artifact must not replace one.
-            check_output_not_source(std::vector<std::string>(in.dependencies.begin(), in.dependencies.end()),
-                                    c.output);
+            // And each file it is built from besides (.npy weights, ONNX external
+            // data), before that is read.
+            jobs::ModelInput in = jobs::read_model_input(c.input, nullptr, {}, outputs_not_side_file(c.output, c.flags.strip_info_file));
             graph = std::move(in.graph);
             options = to_options(c.flags);
             input_format = input_kind_name(kind);

@@ -64,17 +64,19 @@ void run_dump(const DumpCommand& c) {
         engine::DumpOptions options = to_options(c.flags);
         options.testcases = to_testcase_options(c.testcases, "--input-data");
         engine::check_options(options);  // reject bad combinations before reading anything
-        const formats::OnnxImportOptions onnx = to_import_options(c.onnx);
+        formats::OnnxImportOptions onnx = to_import_options(c.onnx);
         if (options.testcases && (c.inputs.size() != 1 || c.append))
             throw OptionError("--input-data writes a test-case file, which holds one model and its test cases "
                               "(load_and_run reads no more): give one input and no --append");
         current.clear();  // about the paths given, not one input
         check_strip_info_target(c.flags, c.inputs, c.output);
-        std::vector<std::string> sources = c.inputs;
+        check_output_not_source(c.inputs, c.output);
         if (options.testcases)
             for (const auto& p : engine::testcase::files_read(options.testcases->input_data, options.testcases->data_dir))
-                sources.push_back(p.string());
-        check_output_not_source(sources, c.output);
+                check_outputs_not_side_file(p, c.output, c.flags.strip_info_file);
+        // The weight files are known only as a graph is read: each is checked before it is.
+        const formats::SideFileCheck not_output = outputs_not_side_file(c.output, c.flags.strip_info_file);
+        onnx.check_side_file = not_output;
         for (const std::string& input : c.inputs) {
             current = input;
             if (input_kind(input) == InputKind::Mge)
@@ -99,13 +101,10 @@ void run_dump(const DumpCommand& c) {
         for (const std::string& input : c.inputs) {
             current.clear();
             // ONNX has no magic number; its files are known by name.
-            std::vector<std::filesystem::path> weight_files;  // .npy files, ONNX external data
             ir::Graph g = std::filesystem::path(input).extension() == ".onnx"
-                              ? formats::import_onnx(input, onnx, &weight_files)
-                              : formats::read_graph_json_file(input, &weight_files);
+                              ? formats::import_onnx(input, onnx)
+                              : formats::read_graph_json_file(input, nullptr, not_output);
             current = input;
-            // Known only once read; the artifact is not committed yet.
-            check_output_not_source(std::vector<std::string>(weight_files.begin(), weight_files.end()), c.output);
             if (options.testcases) {
                 testcase_file = engine::testcase::write_testcase_file(g, options, file);
                 dumps.push_back(engine::Dumped{.result = testcase_file->model});

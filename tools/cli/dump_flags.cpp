@@ -59,12 +59,34 @@ engine::DumpOptions to_options(const DumpFlags& f, const std::optional<ir::Metad
     return o;
 }
 
+namespace {
+
+void check_output_is_not(const std::string& output, const std::filesystem::path& source) {
+    if (engine::same_file(output, source))
+        throw OptionError(fmt::format("-o {} is the input {}: the artifact would replace a file it is made "
+                                      "from; give another output file",
+                                      output, source.string()));
+}
+
+}  // namespace
+
 void check_output_not_source(std::span<const std::string> sources, const std::string& output) {
-    for (const std::string& source : sources)
-        if (engine::same_file(output, source))
-            throw OptionError(fmt::format("-o {} is the input {}: the artifact would replace a file it is made "
-                                          "from; give another output file",
-                                          output, source));
+    for (const std::string& source : sources) check_output_is_not(output, source);
+}
+
+void check_outputs_not_side_file(const std::filesystem::path& side, const std::string& output,
+                                 const std::string& strip_info_file) {
+    check_output_is_not(output, side);
+    if (!strip_info_file.empty() && engine::same_file(strip_info_file, side))
+        throw OptionError(fmt::format("--strip-info-file {} is the input {}: the strip-info JSON would replace a "
+                                      "file the artifact is made from; give another file",
+                                      strip_info_file, side.string()));
+}
+
+formats::SideFileCheck outputs_not_side_file(const std::string& output, const std::string& strip_info_file) {
+    return [output, strip_info_file](const std::filesystem::path& side) {
+        check_outputs_not_side_file(side, output, strip_info_file);
+    };
 }
 
 void check_strip_info_target(const DumpFlags& flags, std::span<const std::string> inputs,

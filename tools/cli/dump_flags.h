@@ -4,11 +4,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
 
 #include "engine/dump_options.h"
+#include "formats/side_file_check.h"
 
 namespace mgedump::cli {
 
@@ -42,6 +44,14 @@ engine::DumpOptions to_options(const DumpFlags& flags, const std::optional<ir::M
 // .mge file in place is allowed: the file is replaced whole, and only once the
 // new one is written.)
 void check_output_not_source(std::span<const std::string> sources, const std::string& output);
+// Throws OptionError when -o or the --strip-info-file is `side`, a file the
+// artifact is made from besides the models given: a .npy weight or test-case
+// file, ONNX external data.
+void check_outputs_not_side_file(const std::filesystem::path& side, const std::string& output,
+                                 const std::string& strip_info_file);
+// The same as a reader's check, so that each weight file is checked before it is
+// read (formats/side_file_check.h).
+formats::SideFileCheck outputs_not_side_file(const std::string& output, const std::string& strip_info_file);
 // Throws OptionError when --strip-info-file names the artifact (-o) or a model
 // read: one write would replace the other, and the run would still report success.
 void check_strip_info_target(const DumpFlags& flags, std::span<const std::string> inputs,
