@@ -33,17 +33,24 @@ const std::map<fs::path, ArtifactPlaces::Artifact>& ArtifactPlaces::places() con
                 const fs::path artifact = out_dir_ / v.output;
                 auto dir = dir_places.try_emplace(artifact.parent_path()).first;
                 if (dir->second.empty()) dir->second = place_of(dir->first);
-                places_.emplace(dir->second / artifact.filename(), Artifact{&job, &v});
+                places_.emplace(dir->second / artifact.filename(), Artifact{&job, &v, nullptr});
             }
+        for (const auto& [path, what] : written_after_)
+            places_.emplace(place_of(path), Artifact{nullptr, nullptr, &what});
     });
     return places_;
 }
 
-void ArtifactPlaces::refuse_other_jobs_artifact(const fs::path& side, const Job& reader) const {
+void ArtifactPlaces::refuse_if_the_batch_writes(const fs::path& side, const Job& reader) const {
     const auto& all = places();
     const auto it = all.find(place_of(side));
     if (it == all.end() || it->second.job == &reader) return;
     const Artifact& a = it->second;
+    if (!a.job)
+        throw Error(
+            fmt::format("the batch writes {} there once the jobs are done, replacing it; give it another "
+                        "file",
+                        *a.what));
     // The reader's message names the file and where the graph names it.
     throw Error(
         fmt::format("job {} ({}) writes its output \"{}\" there, so what this job read would depend on "

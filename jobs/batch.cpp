@@ -276,7 +276,7 @@ class Runner {
         if (options_.incremental && all_current(w)) return w;
         try {
             w->input = read_model_input(job.input, &read_buffers_, job.onnx, [&](const fs::path& side) {
-                artifact_places_.refuse_other_jobs_artifact(side, job);
+                artifact_places_.refuse_if_the_batch_writes(side, job);
             });
             digests_.remember(job.input, w->input->file_bytes, w->input->input_digest);
             models_read_.fetch_add(1, std::memory_order_relaxed);
@@ -500,7 +500,7 @@ class Runner {
 
     const Manifest& manifest_;
     const BatchOptions& options_;
-    const ArtifactPlaces artifact_places_{manifest_, options_.out_dir};
+    const ArtifactPlaces artifact_places_{manifest_, options_.out_dir, options_.written_after};
     MemoryGate gate_;
     engine::FileOps default_ops_;
     engine::FileOps* ops_ = nullptr;

@@ -38,6 +38,10 @@ struct BatchOptions {
     uint64_t numeric_seed = 0;
     Shard shard;
     engine::FileOps* file_ops = nullptr;  // nullptr: the real file system
+    // Files the caller writes once the jobs are done, each with what it is ("the
+    // report", "the strip-info file"): a job whose graph would read one (a weight
+    // file) fails before reading it, as for another job's artifact.
+    std::vector<std::pair<std::filesystem::path, std::string>> written_after;
     // Called after each job (from worker threads, one call at a time).
     std::function<void(const JobProgress&)> on_progress;
 };

@@ -240,6 +240,26 @@ TEST(BatchContract, AWeightFileThatIsAnotherJobsArtifactFailsTheReaderWhicheverR
         }
 }
 
+// The same for the report and the strip-info file, written once the jobs are done.
+TEST(BatchContract, AWeightFileThatIsTheReportOrStripInfoFileFailsTheReader) {
+    for (const std::string flag : {"--report", "--strip-info-file"}) {
+        SCOPED_TRACE(flag);
+        ScratchDir dir;
+        write_npy(dir / "w.npy", 8, 1.0f);
+        write_text(dir / "p.json", npy_graph_json("w.npy", 8));
+        write_text(dir / "g.json", small_graph_json(1));
+        write_text(dir / "m.jsonl", R"({"input": "p.json"})" "\n" R"({"input": "g.json"})");
+        CliRun r = batch(fmt::format("{} -o {} {} {}", (dir / "m.jsonl").string(), (dir / "out").string(), flag,
+                                     (dir / "w.npy").string()));
+        EXPECT_EQ(r.status, 1) << r.out;
+        EXPECT_TRUE(has(r.out, fmt::format("npy \"w.npy\": the batch writes the {} ({}) there once the jobs are done",
+                                           flag == "--report" ? "report" : "strip-info file", flag)))
+            << r.out;
+        EXPECT_FALSE(fs::exists(dir / "out" / "p.mge"));
+        EXPECT_TRUE(fs::exists(dir / "out" / "g.mge"));
+    }
+}
+
 // The same for an ONNX model's external data file.
 TEST(BatchContract, AnExternalDataFileThatIsAnotherJobsArtifactFailsTheReader) {
     ScratchDir dir;

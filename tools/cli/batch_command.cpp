@@ -100,6 +100,8 @@ int run_batch_command(const BatchCommand& c) {
 
     const std::string report_path = c.report.empty() ? (fs::path(c.out_dir) / "report.json").string() : c.report;
     jobs::BatchTargets targets{c.out_dir, report_path, strip_info_file, c.input, c.allow_empty};
+    o.written_after.emplace_back(report_path, "the report (--report)");
+    if (strip_info_file) o.written_after.emplace_back(*strip_info_file, "the strip-info file (--strip-info-file)");
     const fs::path in(c.input);
     jobs::Manifest manifest;
     if (fs::is_directory(in)) {
