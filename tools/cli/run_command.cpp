@@ -57,7 +57,10 @@ engine::eval::Feeds feeds_for(const RunCommand& c, const ir::Graph& g) {
     engine::eval::Feeds feeds;
     if (c.random_seed) feeds = engine::eval::random_feeds(g, *c.random_seed);
     for (const std::string& spec : c.inputs) {
-        const auto [name, file] = split_input_spec(spec);
+        // Not a structured binding: clang 14 (the fuzz build) cannot capture one in the lambda below.
+        const std::pair<std::string, std::string> name_and_file = split_input_spec(spec);
+        const std::string& name = name_and_file.first;
+        const std::string& file = name_and_file.second;
         auto it = std::find_if(inputs.begin(), inputs.end(), [&](const auto& in) { return in.name == name; });
         if (it == inputs.end()) {
             std::string names;
