@@ -3,24 +3,11 @@
 #include <fmt/format.h>
 
 #include "ir/error.h"
+#include "jobs/output_path.h"
 
 namespace mgedump::jobs {
-namespace {
 
 namespace fs = std::filesystem;
-
-// The path with every existing symlink and "." or ".." resolved: where a write
-// to it lands, and what a read of it opens, whatever the spelling. (A hard link
-// is another place: replacing the artifact leaves the linked file as it was.)
-fs::path place_of(const fs::path& p) {
-    std::error_code ec;
-    fs::path absolute = fs::absolute(p, ec);
-    if (ec) absolute = p;
-    fs::path canonical = fs::weakly_canonical(absolute, ec);
-    return ec ? absolute.lexically_normal() : canonical;
-}
-
-}  // namespace
 
 const std::map<fs::path, ArtifactPlaces::Artifact>& ArtifactPlaces::places() const {
     std::call_once(built_, [&] {
@@ -32,18 +19,18 @@ const std::map<fs::path, ArtifactPlaces::Artifact>& ArtifactPlaces::places() con
             for (const Variant& v : job.variants) {
                 const fs::path artifact = out_dir_ / v.output;
                 auto dir = dir_places.try_emplace(artifact.parent_path()).first;
-                if (dir->second.empty()) dir->second = place_of(dir->first);
+                if (dir->second.empty()) dir->second = resolved_place(dir->first);
                 places_.emplace(dir->second / artifact.filename(), Artifact{&job, &v, nullptr});
             }
         for (const auto& [path, what] : written_after_)
-            places_.emplace(place_of(path), Artifact{nullptr, nullptr, &what});
+            places_.emplace(resolved_place(path), Artifact{nullptr, nullptr, &what});
     });
     return places_;
 }
 
 void ArtifactPlaces::refuse_if_the_batch_writes(const fs::path& side, const Job& reader) const {
     const auto& all = places();
-    const auto it = all.find(place_of(side));
+    const auto it = all.find(resolved_place(side));
     if (it == all.end() || it->second.job == &reader) return;
     const Artifact& a = it->second;
     if (!a.job)

@@ -18,12 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path canonical_or_self(const fs::path& p) {
-    std::error_code ec;
-    fs::path c = fs::weakly_canonical(p, ec);
-    return ec ? p.lexically_normal() : c;
-}
-
 // The artifacts an earlier run's report lists (a damaged report names none).
 void add_reported_artifacts(const fs::path& report, const fs::path& out_dir, std::set<fs::path>& into) {
     std::ifstream f(report, std::ios::binary);
@@ -34,25 +28,25 @@ void add_reported_artifacts(const fs::path& report, const fs::path& out_dir, std
     if (!j.is_object() || !j.contains("artifacts") || !j["artifacts"].is_array()) return;
     for (const Json& a : j["artifacts"])
         if (a.is_object() && a.contains("path") && a["path"].is_string())
-            into.insert(canonical_or_self(out_dir / a["path"].get<std::string>()));
+            into.insert(resolved_place(out_dir / a["path"].get<std::string>()));
 }
 
 class OwnFileSet {
   public:
     OwnFileSet(const OwnFiles& own, const fs::path& dir) {
         for (const fs::path& f : own.files) {
-            files_.insert(canonical_or_self(f));
+            files_.insert(resolved_place(f));
             if (!own.out_dir.empty()) add_reported_artifacts(f, own.out_dir, artifacts_);
         }
         if (own.out_dir.empty()) return;
-        out_dir_ = canonical_or_self(own.out_dir);
-        dir_in_out_ = !canonical_or_self(dir).lexically_relative(out_dir_).empty() &&
-                      *canonical_or_self(dir).lexically_relative(out_dir_).begin() != "..";
+        out_dir_ = resolved_place(own.out_dir);
+        const fs::path dir_from_out = resolved_place(dir).lexically_relative(out_dir_);
+        dir_in_out_ = !dir_from_out.empty() && *dir_from_out.begin() != "..";
     }
 
     // Why `p` is the batch's own file, or nullptr.
     const char* why(const fs::path& p) const {
-        const fs::path c = canonical_or_self(p);
+        const fs::path c = resolved_place(p);
         if (files_.contains(c)) return "the batch's own report or strip-info file";
         if (!dir_in_out_) return nullptr;
         if (artifacts_.contains(c)) return "an artifact of an earlier batch into OUT_DIR (listed in its report)";

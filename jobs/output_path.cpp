@@ -111,4 +111,12 @@ std::filesystem::path resolve_output(const std::filesystem::path& out_dir, std::
     return full;
 }
 
+std::filesystem::path resolved_place(const std::filesystem::path& p) {
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(p, ec);
+    if (ec) absolute = p;
+    std::filesystem::path canonical = std::filesystem::weakly_canonical(absolute, ec);
+    return ec ? absolute.lexically_normal() : canonical;
+}
+
 }  // namespace mgedump::jobs

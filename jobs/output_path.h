@@ -32,4 +32,9 @@ void check_output_location(const std::filesystem::path& out_dir, std::string_vie
 // planted links there. Creates missing directories. Throws Error naming the output.
 std::filesystem::path resolve_output(const std::filesystem::path& out_dir, std::string_view name);
 
+// The place `p` names, whatever its spelling: absolute, with every existing
+// symlink and "." or ".." resolved (lexically normal when the file system cannot
+// tell). Two paths to one place compare equal; a hard link is another place.
+std::filesystem::path resolved_place(const std::filesystem::path& p);
+
 }  // namespace mgedump::jobs

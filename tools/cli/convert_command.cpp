@@ -49,7 +49,8 @@ void run_convert(const ConvertCommand& c) {
             check_output_not_source(std::span(&c.input, 1), c.output);  // before the graph is read
             // And each file it is built from besides (.npy weights, ONNX external
             // data), before that is read.
-            jobs::ModelInput in = jobs::read_model_input(c.input, nullptr, {}, outputs_not_side_file(c.output, c.flags.strip_info_file));
+            jobs::ModelInput in =
+                jobs::read_model_input(c.input, nullptr, {}, outputs_not_side_file(c.output, c.flags.strip_info_file));
             graph = std::move(in.graph);
             options = to_options(c.flags);
             input_format = input_kind_name(kind);
