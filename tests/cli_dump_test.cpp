@@ -61,6 +61,37 @@ TEST_F(CliDump, ImpossibleOptionsAreRejectedBeforeAnythingIsWritten) {
     EXPECT_FALSE(fs::exists(dir / "g.mge"));
 }
 
+// The docstring: model_version "works only when dump format is FBS_V2". A flag
+// given that cannot take effect is refused (exit 2, nothing written), in dump and
+// in convert; with FBS_V2 it is written, and without the flag FBS is fine.
+TEST_F(CliDump, AModelVersionGivenWithFbsIsRefusedAndNothingWritten) {
+    std::string g = write("g.json", kGraph);
+    const std::string out = (dir / "g.mge").string();
+    for (const char* version : {"1", "2"}) {
+        CliRun r = run("dump " + g + " -o " + out + " --dump-format FBS --model-version " + version);
+        EXPECT_EQ(r.status, 2) << r.out;
+        EXPECT_NE(r.out.find(std::string("--model-version ") + version + " applies to FBS_V2 only"), std::string::npos)
+            << r.out;
+        EXPECT_FALSE(fs::exists(out));
+    }
+    ASSERT_EQ(run("dump " + g + " -o " + out + " --dump-format FBS").status, 0);
+    EXPECT_EQ(fs::file_size(out), 492u);  // C.1
+    const std::string v1_bytes = test::file_bytes(out);
+
+    const std::string converted = (dir / "c.mge").string();
+    CliRun r = run("convert " + out + " -o " + converted + " --dump-format FBS --model-version 1");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("applies to FBS_V2 only"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(converted));
+    EXPECT_EQ(test::file_bytes(out), v1_bytes);  // the input untouched
+
+    ASSERT_EQ(run("convert " + out + " -o " + converted + " --model-version 1").status, 0);
+    const std::string s = test::file_bytes(converted);
+    std::vector<std::byte> b(s.size());
+    std::memcpy(b.data(), s.data(), s.size());
+    EXPECT_EQ(test::v2_root(b)->GetField<uint32_t>(test::slot(test::v2::model_version), 0), 1u);
+}
+
 TEST_F(CliDump, SeveralGraphsGoIntoOneFileOneAfterTheOther) {
     std::string g = write("g.json", kGraph);
     std::string out = (dir / "two.mge").string();

@@ -61,6 +61,7 @@ void run_dump(const DumpCommand& c) {
     // file they read, the dump's own errors (options, graph) do not.
     std::string current = c.inputs.empty() ? "" : c.inputs.front();
     try {
+        check_flags_take_effect(c.flags);
         engine::DumpOptions options = to_options(c.flags);
         options.testcases = to_testcase_options(c.testcases, "--input-data");
         engine::check_options(options);  // reject bad combinations before reading anything

@@ -17,6 +17,8 @@ namespace mgedump::cli {
 struct DumpFlags {
     std::string dump_format = "FBS_V2";
     uint32_t model_version = 2;
+    // The flag itself, to tell a --model-version given from the default (set by add_dump_flags).
+    const CLI::Option* model_version_flag = nullptr;
     int keep_var_name = 1;
     bool keep_opr_name = false;
     bool keep_param_name = false;
@@ -39,6 +41,11 @@ struct DumpFlags {
 void add_dump_flags(CLI::App& cmd, DumpFlags& flags);
 // Options from flags; `base_metadata` (a loaded model's) is kept unless flags override it.
 engine::DumpOptions to_options(const DumpFlags& flags, const std::optional<ir::Metadata>& base_metadata = {});
+// Throws OptionError for flags given together that cannot all take effect in one
+// artifact (dump and convert; a batch's flags are defaults that a job's format
+// may make meaningful): --model-version with --dump-format FBS, which has no
+// model version (MegEngine's dump_graph ignores it there).
+void check_flags_take_effect(const DumpFlags& flags);
 // Throws OptionError when -o names a file the artifact is made from (a graph
 // JSON or ONNX input, a test-case .npy): the artifact would replace it. (convert rewriting a
 // .mge file in place is allowed: the file is replaced whole, and only once the
