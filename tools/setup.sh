@@ -7,8 +7,9 @@
 #                            `cp` in the README); large, so only for corpus tests and benchmarks
 #   tools/setup.sh --slurm   also Slurm and MUNGE, for tools/slurm_test.sh (a one-node cluster on
 #                            loopback)
+#   tools/setup.sh --clang   also clang, for tools/clang_check.sh (the suite's clang_check test)
 #   tools/setup.sh --fuzz    also clang and its libFuzzer and sanitizer runtimes, for tools/fuzz.sh;
-#                            the options combine (--corpus --slurm --fuzz)
+#                            the options combine (--corpus --slurm --clang --fuzz)
 set -euo pipefail
 
 packages=(
@@ -26,8 +27,9 @@ for option in "$@"; do
   case "$option" in
     --corpus) packages+=(python3-torch python3-torchvision gnuplot-nox hyperfine) ;;
     --slurm) packages+=(slurmctld slurmd slurm-client munge) ;;
+    --clang) packages+=(clang) ;;
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
-    *) echo "setup: unknown option '$option' (known: --corpus, --slurm, --fuzz)" >&2; exit 2 ;;
+    *) echo "setup: unknown option '$option' (known: --corpus, --slurm, --clang, --fuzz)" >&2; exit 2 ;;
   esac
 done
 
