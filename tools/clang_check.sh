@@ -38,18 +38,16 @@ for unit in json.load(open(sys.argv[1])):
 EOF
 total=$(tr -cd '\0' < "$logs/units" | wc -c)
 export CLANG logs
-# Each unit's messages go to a file of their own, so parallel output never interleaves.
+# A refused unit's messages go to a file of their own (so parallel output never
+# interleaves), headed by its name; all of them are printed at the end.
 xargs -0 -n1 -P"$(nproc)" bash -c 'eval "set -- $1"; dir=$1; shift; f=${*: -1}
-  out=$logs/$(echo "$f" | md5sum | cut -c1-16).log
-  (cd "$dir" && "$CLANG" -fsyntax-only "$@") > "$out" 2>&1 || echo "$f" >> "$logs/refused"' unit < "$logs/units"
+  out=$(cd "$dir" && "$CLANG" -fsyntax-only "$@" 2>&1) ||
+    printf "== clang refuses %s:\n%s\n" "$f" "$out" > "$logs/refused.$(echo "$f" | md5sum | cut -c1-16)"' unit < "$logs/units"
 
-if [ -s "$logs/refused" ]; then
-  n=$(wc -l < "$logs/refused")
-  for f in $(sort "$logs/refused"); do
-    echo "== clang refuses $f:"
-    cat "$logs/$(echo "$f" | md5sum | cut -c1-16).log"
-  done
-  echo "clang_check: $n of $total translation units refused by $($CLANG --version | head -1)" >&2
+refused=("$logs"/refused.*)
+if [ -e "${refused[0]}" ]; then
+  cat "${refused[@]}"
+  echo "clang_check: ${#refused[@]} of $total translation units refused by $($CLANG --version | head -1)" >&2
   exit 1
 fi
 echo "clang_check: all $total translation units compile with $($CLANG --version | head -1)"

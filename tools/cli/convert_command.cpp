@@ -41,7 +41,7 @@ std::string written_format(const engine::DumpOptions& o) {
 
 void run_convert(const ConvertCommand& c) {
     try {
-        check_flags_take_effect(c.flags);
+        check_flags_take_effect(*c.cmd, c.flags);
         check_strip_info_target(c.flags, std::span(&c.input, 1), c.output);  // before anything is read
         ir::Graph graph;
         engine::DumpOptions options;

@@ -38,6 +38,7 @@ struct DumpCommand {
     OnnxFlags onnx;
     DumpFlags flags;
     TestcaseFlags testcases;
+    CLI::App* cmd = nullptr;
 };
 
 // What a test-case file adds to the model's dump result.
@@ -61,7 +62,7 @@ void run_dump(const DumpCommand& c) {
     // file they read, the dump's own errors (options, graph) do not.
     std::string current = c.inputs.empty() ? "" : c.inputs.front();
     try {
-        check_flags_take_effect(c.flags);
+        check_flags_take_effect(*c.cmd, c.flags);
         engine::DumpOptions options = to_options(c.flags);
         options.testcases = to_testcase_options(c.testcases, "--input-data");
         engine::check_options(options);  // reject bad combinations before reading anything
@@ -162,6 +163,7 @@ void register_dump(CLI::App& app) {
     add_onnx_flags(*cmd, cmd_state->onnx);
     add_dump_flags(*cmd, cmd_state->flags);
     add_testcase_flags(*cmd, cmd_state->testcases, "--input-data");
+    cmd_state->cmd = cmd;
     cmd->callback([cmd_state] { run_dump(*cmd_state); });
 }
 

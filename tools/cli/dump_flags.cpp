@@ -10,8 +10,8 @@ namespace mgedump::cli {
 void add_dump_flags(CLI::App& cmd, DumpFlags& f) {
     cmd.add_option("--dump-format", f.dump_format, "FBS or FBS_V2 (default FBS_V2, as MegEngine's Python)")
         ->check(CLI::IsMember({"FBS", "FBS_V2"}));
-    f.model_version_flag = cmd.add_option("--model-version", f.model_version, "FBS_V2 model version, 1 or 2 (default 2)")
-                               ->check(CLI::Range(1, 2));
+    cmd.add_option("--model-version", f.model_version, "FBS_V2 model version, 1 or 2 (default 2)")
+        ->check(CLI::Range(1, 2));
     cmd.add_option("--keep-var-name", f.keep_var_name, "0: no var names, 1: output vars (default), 2: all vars")
         ->check(CLI::Range(0, 2));
     cmd.add_flag("--keep-opr-name", f.keep_opr_name, "write operator names");
@@ -59,8 +59,8 @@ engine::DumpOptions to_options(const DumpFlags& f, const std::optional<ir::Metad
     return o;
 }
 
-void check_flags_take_effect(const DumpFlags& f) {
-    if (f.model_version_flag && f.model_version_flag->count() > 0 && f.dump_format == "FBS")
+void check_flags_take_effect(const CLI::App& cmd, const DumpFlags& f) {
+    if (cmd.count("--model-version") > 0 && f.dump_format == "FBS")
         throw OptionError(fmt::format("--model-version {} applies to FBS_V2 only: an FBS file has no model version "
                                       "(MegEngine's dump_graph ignores it there); drop it, or give --dump-format FBS_V2",
                                       f.model_version));

@@ -17,8 +17,6 @@ namespace mgedump::cli {
 struct DumpFlags {
     std::string dump_format = "FBS_V2";
     uint32_t model_version = 2;
-    // The flag itself, to tell a --model-version given from the default (set by add_dump_flags).
-    const CLI::Option* model_version_flag = nullptr;
     int keep_var_name = 1;
     bool keep_opr_name = false;
     bool keep_param_name = false;
@@ -45,7 +43,8 @@ engine::DumpOptions to_options(const DumpFlags& flags, const std::optional<ir::M
 // artifact (dump and convert; a batch's flags are defaults that a job's format
 // may make meaningful): --model-version with --dump-format FBS, which has no
 // model version (MegEngine's dump_graph ignores it there).
-void check_flags_take_effect(const DumpFlags& flags);
+// `cmd` is the subcommand the flags were parsed by: it tells a flag given from its default.
+void check_flags_take_effect(const CLI::App& cmd, const DumpFlags& flags);
 // Throws OptionError when -o names a file the artifact is made from (a graph
 // JSON or ONNX input, a test-case .npy): the artifact would replace it. (convert rewriting a
 // .mge file in place is allowed: the file is replaced whole, and only once the
