@@ -200,8 +200,8 @@ void non_zero(Importer& c) {
     c.check_attrs({});
     const Value& x = c.input(0);
     if (!x.is_const)
-        c.fail("the input is not a constant: NonZero's output shape depends on the values, which MegEngine's "
-               "static shapes cannot hold");
+        c.fail("the input is not a constant: NonZero's output shape depends on the values, and the importer "
+               "gives every value a static shape (MegEngine's CondTake could compute it at run time)");
     auto values = decode_floats(x);
     if (!values) c.fail(fmt::format("element type {} is not supported", onnx_elem_name(x.elem_type)));
     const Shape shape = x.shape.empty() ? Shape{1} : x.shape;
