@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Generate the ONNX corpus: real torchvision architectures (every classifier of
-torchvision 0.14 at opsets 13 and 17, segmentation, detection; random weights), a
-small nn.TransformerEncoder, a Conv1d
+torchvision 0.14 at opsets 13 and 17, segmentation, detection, the three video
+classifiers on a short clip; random weights), a small nn.TransformerEncoder, a Conv1d
 audio net, LSTM/GRU text nets and a RoIAlign box head, exported with torch.onnx.export at the opsets the
 CORPUS table gives, plus for each model an expectation file computed from the ONNX
 graph with the `onnx` package alone.
@@ -154,8 +154,19 @@ def compute_operator_count(model, folded_bns, inits):
             const.update(n.output)
             continue
         op = n.op_type
-        if op in ONE_D and len(shapes.get(ins[0], [])) == 3:
+        rank = len(shapes.get(ins[0], [])) if ins else 0
+        if op in ONE_D and rank == 3:
             count += 2  # 1-D: the 2-D operator over an inserted unit axis, Reshape there and back
+        if rank == 5:
+            if op == "Conv":
+                count += len(ins) > 2  # 3-D: Convolution3D, then Elemwise ADD of the bias
+            elif op in ("GlobalAveragePool", "GlobalMaxPool"):
+                count += 2  # the Pooling over the data seen as (N, C, 1, D*H*W), Reshape there and back
+            elif op in ONE_D or op == "ConvTranspose":
+                # 3-D pools (two Poolings and their Reshapes), 3-D ConvTranspose:
+                # no rule here yet.
+                no_rule[f"{op} (3-D)"] = no_rule.get(f"{op} (3-D)", 0) + 1
+                continue
         ranked = ("MatMul", "MaxPool", "ReduceMean", "ReduceSum", "ReduceMax")
         if op in ranked and not all(shapes.get(i) for i in ins[:2] if i not in inits):
             # Their count depends on the operands' ranks, which onnx's plain inference
@@ -621,6 +632,12 @@ CORPUS = {
     # defaults to half_pixel (aligned=True), so a later-opset export of an
     # aligned=False model does not compute what PyTorch does.
     "roi_align_head": (13,),
+    # torchvision's video classifiers (Kinetics-400 heads): 3-D convolutions
+    # (Convolution3D), r2plus1d's (1,3,3) and (3,1,1) factorised ones, a 3-D
+    # global average pool.
+    "r3d_18": BOTH,
+    "mc3_18": BOTH,
+    "r2plus1d_18": BOTH,
 }
 # Models over 500 MB of weights (13.8 GB of the 22.4 GB the 80 classifiers hold, per
 # opset; at both opsets the whole corpus would be 45 GB). Their .onnx files are not
@@ -671,6 +688,7 @@ def models():
     import torchvision.models as tv
     import torchvision.models.detection as det
     import torchvision.models.segmentation as seg
+    import torchvision.models.video as tvv
     from torch import nn
 
     def vision(factory, **export):
@@ -685,6 +703,12 @@ def models():
             return m, torch.randn(1, 3, 224, 224), {}, True
 
         return make
+
+    def video(factory):
+        # One clip of 8 frames of 56 x 56: an eighth of the 16 x 112 x 112 clips
+        # they were trained on, the same operators, and the evaluator's check of
+        # three 3-D ResNets takes seconds rather than minutes.
+        return lambda: (factory(weights=None), torch.randn(1, 3, 8, 56, 56), {}, True)
 
     def transformer():
         layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.1)
@@ -788,6 +812,9 @@ def models():
         "ssdlite320_mobilenet_v3_large": ssdlite,
         "ssdlite320_mobilenet_v3_large_head": ssdlite_head,
         "roi_align_head": lambda: (RoiAlignHead(), torch.randn(1, 3, 64, 64), {}, False),
+        "r3d_18": video(tvv.r3d_18),
+        "mc3_18": video(tvv.mc3_18),
+        "r2plus1d_18": video(tvv.r2plus1d_18),
     }
     listed = set(tv.list_models(module=tv))
     if listed != set(CLASSIFIERS):
@@ -924,8 +951,11 @@ def damp_residual_branches(model):
     conditioning, not the conversion. At 0.5 that error is 2.8e-7 on resnet152 and
     wide_resnet101_2, and every branch still carries half its signal (zero would leave
     the branches untested). Applied to every model that has such blocks (the ResNet,
-    ResNeXt and wide ResNet classifiers, fcn_resnet50's backbone), not per model."""
+    ResNeXt and wide ResNet classifiers, fcn_resnet50's backbone, the video ResNets,
+    whose blocks keep each convolution and its BatchNorm in a Sequential), not per
+    model."""
     import torch
+    from torchvision.models import video
     from torchvision.models.resnet import BasicBlock, Bottleneck
 
     with torch.no_grad():
@@ -934,6 +964,10 @@ def damp_residual_branches(model):
                 m.bn3.weight.fill_(RESIDUAL_BRANCH_GAMMA)
             elif isinstance(m, BasicBlock):
                 m.bn2.weight.fill_(RESIDUAL_BRANCH_GAMMA)
+            elif isinstance(m, video.resnet.Bottleneck):
+                m.conv3[1].weight.fill_(RESIDUAL_BRANCH_GAMMA)
+            elif isinstance(m, video.resnet.BasicBlock):
+                m.conv2[1].weight.fill_(RESIDUAL_BRANCH_GAMMA)
 
 
 def export(out_dir, name, opset, factory):

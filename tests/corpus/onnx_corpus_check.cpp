@@ -42,8 +42,8 @@ namespace fs = std::filesystem;
 // MegEngine operator families that correspond one to one to ONNX operators.
 const std::map<std::string, std::vector<std::string_view>>& families() {
     static const std::map<std::string, std::vector<std::string_view>> f{
-        {"conv", {"ConvBias", "Convolution"}},
-        {"deconv", {"ConvolutionBackwardData"}},
+        {"conv", {"ConvBias", "Convolution", "Convolution3D"}},
+        {"deconv", {"ConvolutionBackwardData", "Convolution3DBackwardData"}},
         {"matmul", {"MatrixMul", "BatchedMatrixMul"}},
         {"pooling", {"Pooling"}},
         {"softmax", {"Softmax"}},
