@@ -619,6 +619,9 @@ CORPUS = {
     "gru_text": BOTH,
     "deeplabv3_mobilenet_v3_large": BOTH,
     "fcn_resnet50": BOTH,
+    # LR-ASPP: a sigmoid-gated branch over a strided average pool, added to a
+    # low-level classifier, then Resize.
+    "lraspp_mobilenet_v3_large": BOTH,
     # Its post-processing (score threshold, top-k, batched NMS) has data-dependent
     # shapes; exported to see how far the importer gets.
     "ssdlite320_mobilenet_v3_large": (13,),
@@ -809,6 +812,7 @@ def models():
         "gru_text": text(nn.GRU),
         "deeplabv3_mobilenet_v3_large": segmentation(seg.deeplabv3_mobilenet_v3_large),
         "fcn_resnet50": segmentation(seg.fcn_resnet50),
+        "lraspp_mobilenet_v3_large": segmentation(seg.lraspp_mobilenet_v3_large),
         "ssdlite320_mobilenet_v3_large": ssdlite,
         "ssdlite320_mobilenet_v3_large_head": ssdlite_head,
         "roi_align_head": lambda: (RoiAlignHead(), torch.randn(1, 3, 64, 64), {}, False),
