@@ -189,6 +189,47 @@ TEST(OnnxModelImport, EveryUnsupportedOperatorIsListedInOneError) {
               "com.microsoft:Relu (1 node, first 'Relu_6': domain 'com.microsoft')");
 }
 
+// ONNX graphs are in SSA form: a second definition of a name is refused, not
+// silently preferred to the first (which would vanish from the graph).
+TEST(OnnxModelImport, ANameTwoNodesDefineIsRefusedNamingBoth) {
+    OnnxModel m;
+    m.input("x", {2}).output("y");
+    m.node("Relu", {"x"}, {"y"}, "r");
+    m.node("Sigmoid", {"x"}, {"y"}, "s");
+    EXPECT_EQ(import_error(m),
+              "test.onnx: node 's' (Sigmoid) defines 'y', which node 'r' (Relu) already defines (an ONNX graph "
+              "defines each name once)");
+}
+
+TEST(OnnxModelImport, ANodeOutputNamedLikeAnInitializerOrAnInputIsRefused) {
+    OnnxModel over_initializer;
+    over_initializer.input("x", {2}).output("y");
+    over_initializer.initializer("w", {2}, {1, 2});
+    over_initializer.node("Relu", {"x"}, {"w"}, "r");
+    over_initializer.node("Add", {"x", "w"}, {"y"}, "add");
+    EXPECT_EQ(import_error(over_initializer),
+              "test.onnx: node 'r' (Relu) defines 'w', which an initializer already defines (an ONNX graph "
+              "defines each name once)");
+
+    OnnxModel over_input;
+    over_input.input("x", {2}).output("y");
+    over_input.node("Relu", {"x"}, {"x"}).clear_name();  // unnamed: called by its place
+    over_input.node("Relu", {"x"}, {"y"});
+    EXPECT_EQ(import_error(over_input),
+              "test.onnx: node #0 (Relu) defines 'x', which a graph input already defines (an ONNX graph "
+              "defines each name once)");
+}
+
+TEST(OnnxModelImport, AnInitializerListedAsAGraphInputIsOneDefinition) {
+    // As older exporters write them: the initializer is the value, not an input.
+    OnnxModel m;
+    m.input("x", {2}).input("w", {2}).output("y");
+    m.initializer("w", {2}, {1, 2});
+    m.node("Add", {"x", "w"}, {"y"}, "add");
+    const ir::Graph g = m.import();
+    EXPECT_EQ(g.oprs.size(), 3u);  // x, the constant w, the Add
+}
+
 TEST(OnnxModelImport, UnsupportedAttributeNamesTheAttribute) {
     OnnxModel m;
     m.input("x", {4}).output("y");

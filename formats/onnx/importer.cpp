@@ -9,6 +9,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "formats/onnx/graph_names.h"
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_support.h"
 #include "formats/onnx/values.h"
@@ -458,6 +459,7 @@ void Importer::convert(const onnx::NodeProto& n) {
 
 ir::Graph Importer::run() {
     const onnx::GraphProto& g = model_.proto->graph();
+    refuse_names_defined_twice(g, model_.label);
     count_uses(g, nullptr);
     for (const auto& out : g.output()) ++consumers_[out.name()];
     for (const auto& op : model_.proto->opset_import())
