@@ -230,6 +230,31 @@ TEST(OnnxModelImport, AnInitializerListedAsAGraphInputIsOneDefinition) {
     EXPECT_EQ(g.oprs.size(), 3u);  // x, the constant w, the Add
 }
 
+TEST(OnnxModelImport, AnInputALaterNodeProducesIsRefusedAsOutOfOrder) {
+    OnnxModel out_of_order;
+    out_of_order.input("x", {2}).output("y");
+    out_of_order.node("Sigmoid", {"a"}, {"y"}, "reads_a");
+    out_of_order.node("Relu", {"x"}, {"a"}, "makes_a");
+    EXPECT_EQ(import_error(out_of_order),
+              "test.onnx: node 'reads_a' (Sigmoid): input 'a' is produced by node #1 'makes_a' (Relu), which does "
+              "not come before this one (ONNX lists nodes in topological order, and a graph with a cycle has "
+              "none)");
+
+    OnnxModel cycle;
+    cycle.input("x", {2}).output("y");
+    cycle.node("Relu", {"z"}, {"y"}, "first");
+    cycle.node("Relu", {"y"}, {"z"}, "second");
+    EXPECT_NE(import_error(cycle).find("node 'first' (Relu): input 'z' is produced by node #1 'second' (Relu), "
+                                       "which does not come before this one"),
+              std::string::npos);
+
+    OnnxModel undefined;
+    undefined.input("x", {2}).output("y");
+    undefined.node("Relu", {"nowhere"}, {"y"}, "r");
+    EXPECT_EQ(import_error(undefined),
+              "test.onnx: node 'r' (Relu): input 'nowhere' is produced by no node, initializer or graph input");
+}
+
 TEST(OnnxModelImport, UnsupportedAttributeNamesTheAttribute) {
     OnnxModel m;
     m.input("x", {4}).output("y");

@@ -103,9 +103,21 @@ size_t Importer::output_count() const { return static_cast<size_t>(node_->output
 
 Value& Importer::lookup(const std::string& name) {
     auto it = values_.find(name);
-    if (it == values_.end())
-        fail(fmt::format("input '{}' is produced by no node, initializer or graph input", name));
+    if (it == values_.end()) fail_undefined(name);
     return it->second;
+}
+
+void Importer::fail_undefined(const std::string& name) const {
+    // producers_ holds subgraphs' nodes too, whose names the main graph cannot
+    // read: only a producer among the main graph's nodes comes "later".
+    const onnx::NodeProto* p = producer(name);
+    const auto& nodes = model_.proto->graph().node();
+    const auto later = std::find_if(nodes.begin(), nodes.end(), [&](const onnx::NodeProto& n) { return &n == p; });
+    if (p && later != nodes.end())
+        fail(fmt::format("input '{}' is produced by node #{} '{}' ({}), which does not come before this one (ONNX "
+                         "lists nodes in topological order, and a graph with a cycle has none)",
+                         name, later - nodes.begin(), p->name().empty() ? name : p->name(), p->op_type()));
+    fail(fmt::format("input '{}' is produced by no node, initializer or graph input", name));
 }
 
 const Value& Importer::runtime_input(size_t i) const {

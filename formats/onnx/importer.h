@@ -160,6 +160,9 @@ class Importer {
                                               std::string_view suffix);
     void convert(const onnx::NodeProto& n);
     Value& lookup(const std::string& name);
+    // lookup's refusal: a name a later node of the graph produces (nodes out of
+    // topological order, or a cycle) is said to be that, not "produced by no node".
+    [[noreturn]] void fail_undefined(const std::string& name) const;
     // `param` (a SharedDeviceTensor) seen as `shape`: a Reshape.
     ir::VarId param_view(ir::VarId param, const Shape& shape, const std::string& param_name);
 
