@@ -140,12 +140,14 @@ void read_graph_tables(const ir::Graph& g) {
     read_each_line(g.tensors.dtype, sum);
     read_each_line(g.tensors.shape, sum);
     read_each_line(g.tensors.blob, sum);
-    // The bytes of the small constants (shape tensors, indices), the only blobs
-    // inference decodes; a weight's bytes are never read.
+    // The bytes of the constants inference may decode (ir::kMaxStaticValueElements
+    // elements at most, of at most 4 bytes: the widest dtype it tracks); a
+    // weight's bytes are never read.
+    constexpr size_t kDecodableBytes = ir::kMaxStaticValueElements * sizeof(float);
     for (const ir::BlobId blob : g.tensors.blob)
         if (blob.valid()) {
             const auto bytes = g.blobs.bytes(blob);
-            if (!bytes.empty() && bytes.size() <= 4096) read_each_line(bytes, sum);
+            if (!bytes.empty() && bytes.size() <= kDecodableBytes) read_each_line(bytes, sum);
         }
     read_each_line(g.opr_inputs, sum);
     read_each_line(g.dims, sum);
