@@ -1,7 +1,8 @@
 // Gemm and MatMul → MatrixMul / BatchedMatrixMul. MegEngine's matrix products take
 // 2-D or matching 3-D operands, so N-D MatMul is reshaped around them the way
 // MegEngine's own functional matmul does: (..., M, K) x (K, N) folds the leading
-// axes into M; (B..., M, K) x (B..., K, N) folds the batch axes into one. Det of
+// axes into M; (B..., M, K) x (B..., K, N) folds the batch axes into one, after
+// broadcasting batch axes that differ. Det of
 // matrices up to 3×3 is its cofactor expansion in Elemwise.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -63,22 +64,36 @@ void matmul(Importer& c) {
         ir::VarId a2 = as_shape(c, c.var(0), a.shape, {product(sa, 0, sa.size() - 1), k});
         y = c.emit("MatrixMul", {a2, as_shape(c, c.var(1), b.shape, sb)});
     } else {
-        if (sa.size() != sb.size() || !std::equal(sa.begin(), sa.end() - 2, sb.begin()))
-            c.fail(fmt::format(
-                "batch axes of [{}] and [{}] differ; broadcasting batched products is not supported",
-                fmt::join(a.shape, ","), fmt::join(b.shape, ",")));
-        const int64_t batch = product(sa, 0, sa.size() - 2);
-        out.assign(sa.begin(), sa.end() - 2);
+        // Batch axes that differ are broadcast against each other first (numpy's
+        // rules, right-aligned), as MegEngine's functional matmul does before it
+        // folds them: each operand is Broadcast to batch + its own matrix axes.
+        const Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
+        const std::optional<Shape> batch_shape = broadcast_shapes(batch_a, batch_b);
+        if (!batch_shape)
+            c.fail(fmt::format("batch axes of [{}] and [{}] do not broadcast together", fmt::join(a.shape, ","),
+                               fmt::join(b.shape, ",")));
+        auto with_matrix = [&](int64_t rows, int64_t cols) {
+            Shape s = *batch_shape;
+            s.push_back(rows);
+            s.push_back(cols);
+            return s;
+        };
+        const Shape full_a = with_matrix(m, k), full_b = with_matrix(k, n);
+        // B has its batch axes here (rank > 2); a 1-D A, [K], aligns as [1, K].
+        const ir::VarId va = broadcast_to(c, c.var(0), a.shape, full_a);
+        const ir::VarId vb = broadcast_to(c, c.var(1), b.shape, full_b);
+        const int64_t batch = product(full_a, 0, full_a.size() - 2);
+        out.assign(batch_shape->begin(), batch_shape->end());
         out.push_back(m);
         out.push_back(n);
-        y = c.emit("BatchedMatrixMul", {as_shape(c, c.var(0), a.shape, {batch, m, k}),
-                                        as_shape(c, c.var(1), b.shape, {batch, k, n})});
+        y = c.emit("BatchedMatrixMul",
+                   {as_shape(c, va, full_a, {batch, m, k}), as_shape(c, vb, full_b, {batch, k, n})});
     }
     Shape onnx_out = out;
     if (a.shape.size() == 1) onnx_out.erase(onnx_out.end() - 2);
     if (b.shape.size() == 1) onnx_out.pop_back();
     Shape produced =
-        sb.size() == 2 ? Shape{product(sa, 0, sa.size() - 1), n} : Shape{product(sa, 0, sa.size() - 2), m, n};
+        sb.size() == 2 ? Shape{product(sa, 0, sa.size() - 1), n} : Shape{product(out, 0, out.size() - 2), m, n};
     y = as_shape(c, y, produced, onnx_out.empty() ? Shape{1} : onnx_out);
     c.set_output_var(0, y, a.elem_type, onnx_out);
 }
