@@ -197,7 +197,29 @@ std::optional<std::string_view> npy_descr(ir::DTypeEnum t) {
     }
 }
 
-NpyArray read_npy(const std::filesystem::path& path, std::optional<ir::DTypeEnum> dtype) {
+namespace {
+
+// `a`'s `elements` int64 values replaced by an owned Int32 copy, each checked to
+// fit; the copy lies nowhere in the file (no region).
+void narrow_to_int32(NpyArray& a, uint64_t elements, const std::string& what) {
+    auto narrowed = std::make_shared<std::vector<int32_t>>(elements);
+    for (uint64_t i = 0; i < elements; ++i) {
+        int64_t x;
+        std::memcpy(&x, a.data.data() + i * sizeof(int64_t), sizeof(int64_t));
+        if (x < INT32_MIN || x > INT32_MAX)
+            fail(what, fmt::format("holds int64 data ('<i8') for an Int32 input, and element {} ({}) does not fit "
+                                   "in 32 bits",
+                                   i, x));
+        (*narrowed)[i] = static_cast<int32_t>(x);
+    }
+    a.data = ir::Bytes(reinterpret_cast<const std::byte*>(narrowed->data()), elements * sizeof(int32_t));
+    a.keepalive = std::move(narrowed);
+    a.region = ir::FileRegion{};
+}
+
+// read_npy, and with `narrow_int64` a '<i8' file taken for an Int32 `dtype`
+// (read_npy_narrowing_int64).
+NpyArray read_npy_file(const std::filesystem::path& path, std::optional<ir::DTypeEnum> dtype, bool narrow_int64) {
     const std::string what = path.string();
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) fail(what, fmt::format("cannot open: {}", std::strerror(errno)));
@@ -228,10 +250,12 @@ NpyArray read_npy(const std::filesystem::path& path, std::optional<ir::DTypeEnum
         fail(what, "Fortran-order data is not supported; save a C-contiguous array (np.ascontiguousarray)");
 
     NpyArray a;
+    bool narrowing = false;
     if (dtype) {
         auto want = npy_descr(*dtype);
         if (!want) fail(what, fmt::format("dtype {} cannot be stored in a .npy file", ir::dtype_name(*dtype)));
-        if (descr != *want)
+        narrowing = narrow_int64 && *dtype == ir::DTypeEnum::Int32 && descr == "<i8";
+        if (descr != *want && !narrowing)
             fail(what, fmt::format("holds '{}' data, but the declared dtype {} is stored as '{}'", h.descr,
                                    ir::dtype_name(*dtype), *want));
         a.dtype = *dtype;
@@ -248,7 +272,7 @@ NpyArray read_npy(const std::filesystem::path& path, std::optional<ir::DTypeEnum
     }
     // Before the size check multiplies it by the dtype's bits.
     const uint64_t elements = checked_element_count(a.shape, what);
-    const uint64_t need = ir::dtype_storage_bytes(a.dtype, elements);
+    const uint64_t need = narrowing ? elements * sizeof(int64_t) : ir::dtype_storage_bytes(a.dtype, elements);
     const uint64_t have = file.size() - h.data_offset;
     if (have < need)
         fail(what, fmt::format("truncated: shape ({}) of '{}' needs {} data bytes, the file has {}",
@@ -259,7 +283,18 @@ NpyArray read_npy(const std::filesystem::path& path, std::optional<ir::DTypeEnum
     a.keepalive = std::shared_ptr<const void>(mapping, mapping.get());
     a.region = ir::FileRegion{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
                               h.data_offset, need};
+    if (narrowing) narrow_to_int32(a, elements, what);
     return a;
+}
+
+}  // namespace
+
+NpyArray read_npy(const std::filesystem::path& path, std::optional<ir::DTypeEnum> dtype) {
+    return read_npy_file(path, dtype, false);
+}
+
+NpyArray read_npy_narrowing_int64(const std::filesystem::path& path) {
+    return read_npy_file(path, ir::DTypeEnum::Int32, true);
 }
 
 std::vector<std::byte> encode_npy(ir::DTypeEnum dtype, std::span<const uint32_t> shape, ir::Bytes data) {

@@ -50,6 +50,12 @@ struct NpyArray {
 // descr, a dtype mismatch, or a file shorter or longer than its header says, and
 // LimitError for a shape of more than kMaxTensorElements (formats/tensor_limits.h).
 NpyArray read_npy(const std::filesystem::path& path, std::optional<ir::DTypeEnum> dtype = std::nullopt);
+// As read_npy(path, Int32), and a file of 64-bit integers ('<i8') is taken too,
+// each element checked to fit in 32 bits and narrowed into an owned copy (no
+// region): ONNX's INT64 tensors are held as Int32 (formats/onnx), and a model's
+// index or token inputs are usually saved as int64. An element that does not
+// fit is a FormatError naming the path, the element and its value.
+NpyArray read_npy_narrowing_int64(const std::filesystem::path& path);
 
 // A version 1.0 file image (2.0 if the header needs it), header padded to 64 bytes
 // as numpy does. Throws FormatError for dtypes without a descr.

@@ -12,6 +12,7 @@
 #include "engine/eval/npy_tensor.h"
 #include "formats/npy.h"
 #include "formats/onnx/onnx_proto.h"
+#include "onnx_test_model.h"
 
 namespace mgedump::test {
 namespace {
@@ -30,6 +31,21 @@ class RunCommand : public TempDirTest {
         const fs::path p = dir / name;
         std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(image.data()), image.size());
         return p.string();
+    }
+
+    // A '<i8' file, which formats::encode_npy does not write (MegEngine has no
+    // 64-bit integers): numpy's header, then the values little-endian.
+    std::string npy_of_int64(const std::string& name, const int64_t* values, size_t count) {
+        std::string dict = fmt::format("{{'descr': '<i8', 'fortran_order': False, 'shape': ({},), }}", count);
+        dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+        dict += '\n';
+        std::string image = std::string("\x93NUMPY\x01\x00", 8);
+        image += static_cast<char>(dict.size() & 0xff);
+        image += static_cast<char>(dict.size() >> 8);
+        image += dict;
+        for (size_t i = 0; i < count; ++i)
+            for (int b = 0; b < 8; ++b) image += static_cast<char>((static_cast<uint64_t>(values[i]) >> (8 * b)) & 0xff);
+        return write(name, image);
     }
 
     static std::string text_of(const fs::path& p) {
@@ -165,6 +181,31 @@ TEST_F(RunCommand, AnNpyOfTheWrongShapeOrDtypeIsRefused) {
     EXPECT_NE(r.status, 0) << r.out;
     EXPECT_NE(r.out.find("d.npy"), std::string::npos) << r.out;
     EXPECT_FALSE(fs::exists(dir / "out" / "out.npy"));
+}
+
+// An ONNX INT64 input is held as Int32 (formats/onnx): its values saved as int64,
+// as numpy and PyTorch save indices and token ids, are taken when each fits.
+TEST_F(RunCommand, AnInt64NpyFeedsAnOnnxInt64InputWhenEveryValueFitsInt32) {
+    OnnxModel m;
+    m.input("ids", {3}, OnnxType::INT64).output("y");
+    m.ramp("table", {4, 2});  // row r is {r, r + 0.5}
+    m.node("Gather", {"table", "ids"}, {"y"});
+    const std::string model = write("gather.onnx", m.bytes());
+    const int64_t ids[3] = {3, 0, 2};
+    const std::string in = npy_of_int64("ids.npy", ids, 3);
+    CliRun r = run_cli("run " + model + " -o " + (dir / "out").string() + " --input ids=" + in);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(floats_of(dir / "out" / "y.npy"), (std::vector<float>{3, 3.5f, 0, 0.5f, 2, 2.5f}));
+
+    const int64_t too_large[3] = {1, int64_t{1} << 40, 2};
+    const std::string bad = npy_of_int64("big.npy", too_large, 3);
+    r = run_cli("run " + model + " -o " + (dir / "out2").string() + " --input ids=" + bad);
+    EXPECT_NE(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("big.npy: holds int64 data ('<i8') for an Int32 input, and element 1 (1099511627776) does "
+                         "not fit in 32 bits"),
+              std::string::npos)
+        << r.out;
+    EXPECT_FALSE(fs::exists(dir / "out2" / "y.npy"));
 }
 
 TEST_F(RunCommand, VerifyNumericComparesEveryFormatWithAndWithoutRewrites) {

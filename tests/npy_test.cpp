@@ -159,6 +159,50 @@ TEST(Npy, ADtypeOtherThanTheDeclaredOneIsRejected) {
     EXPECT_NE(err.find("holds '<f4' data, but the declared dtype Int32 is stored as '<i4'"), std::string::npos) << err;
 }
 
+// numpy's int64 layout, written here by hand: little-endian two's complement.
+std::string int64_bytes(std::initializer_list<int64_t> values) {
+    std::string out;
+    for (int64_t v : values)
+        for (int b = 0; b < 8; ++b) out += static_cast<char>((static_cast<uint64_t>(v) >> (8 * b)) & 0xff);
+    return out;
+}
+
+TEST(Npy, Int64DataIsNarrowedForAnInt32InputWhenEveryElementFits) {
+    TempDir dir;
+    auto p = write_file(dir.path / "ids.npy", npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (2, 2), }",
+                                                        int64_bytes({7, -3, 2147483647, -2147483648})));
+    const NpyArray a = read_npy_narrowing_int64(p);
+    EXPECT_EQ(a.dtype, ir::DTypeEnum::Int32);
+    EXPECT_EQ(a.shape, (std::vector<uint32_t>{2, 2}));
+    ASSERT_EQ(a.data.size(), 16u);
+    std::array<int32_t, 4> got{};
+    std::memcpy(got.data(), a.data.data(), 16);
+    EXPECT_EQ(got, (std::array<int32_t, 4>{7, -3, 2147483647, -2147483647 - 1}));
+    // Plain read_npy still holds the file to the declared dtype.
+    EXPECT_NE(read_error(p, ir::DTypeEnum::Int32).find("holds '<i8' data"), std::string::npos);
+}
+
+TEST(Npy, Int64DataThatDoesNotFitInt32IsRefusedNamingTheElement) {
+    TempDir dir;
+    auto p = write_file(dir.path / "ids.npy", npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }",
+                                                        int64_bytes({1, 2147483648, 3})));
+    try {
+        read_npy_narrowing_int64(p);
+        FAIL() << "read";
+    } catch (const FormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("ids.npy: holds int64 data ('<i8') for an Int32 input, and element 1 "
+                                             "(2147483648) does not fit in 32 bits"),
+                  std::string::npos)
+            << e.what();
+    }
+    // Other dtypes are still refused as mismatches, and the size check counts 8 bytes per element.
+    auto f = write_file(dir.path / "f.npy", encode_npy(ir::DTypeEnum::Float32, std::vector<uint32_t>{6}, bytes_of(kFloats)));
+    EXPECT_THROW(read_npy_narrowing_int64(f), FormatError);
+    auto short_file = write_file(dir.path / "s.npy", npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }",
+                                                               int64_bytes({1, 2})));
+    EXPECT_THROW(read_npy_narrowing_int64(short_file), FormatError);
+}
+
 TEST(Npy, AMissingFileIsReportedByPath) {
     EXPECT_NE(read_error("/nonexistent/w.npy").find("/nonexistent/w.npy: cannot open"), std::string::npos);
 }

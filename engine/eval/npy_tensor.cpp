@@ -14,6 +14,10 @@ Tensor from_array(const formats::NpyArray& a, ir::DType dtype) {
 }  // namespace
 
 Tensor read_npy_tensor(const std::filesystem::path& path, ir::DType dtype) {
+    // An Int32 input may come from an ONNX INT64 one: its int64 values are taken
+    // when each fits, as the importer narrowed the model's own.
+    if (dtype.valid && dtype.type == ir::DTypeEnum::Int32)
+        return from_array(formats::read_npy_narrowing_int64(path), dtype);
     return from_array(formats::read_npy(path, dtype.type), dtype);
 }
 

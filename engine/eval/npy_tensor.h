@@ -11,7 +11,9 @@
 namespace mgedump::engine::eval {
 
 // Reads `path` as a value of `dtype` (the model input's): the file's descr must
-// be the one numpy stores that dtype as. Throws FormatError naming the path.
+// be the one numpy stores that dtype as, or for Int32 also int64 ('<i8') whose
+// every element fits (formats::read_npy_narrowing_int64). Throws FormatError
+// naming the path.
 Tensor read_npy_tensor(const std::filesystem::path& path, ir::DType dtype);
 // Reads `path` with the dtype its descr stands for (an expected output).
 Tensor read_npy_tensor(const std::filesystem::path& path);
