@@ -117,7 +117,12 @@ seed_target() {  # seed_target TARGET CORPUS
     fuzz_graph_json)
       add_seeds "$corpus" $(grep -rl '"mgedump-graph"' --include=*.json "$ROOT/examples" "$SHARED/realdata/megengine-dumps" | sort) ;;
     fuzz_npy)
-      add_seeds "$corpus" "$ROOT"/examples/weights/*.npy $(find "$SHARED/realdata/megengine-dumps" -name '*.npy' -size -65537c | sort) ;;
+      add_seeds "$corpus" "$ROOT"/examples/weights/*.npy $(find "$SHARED/realdata/megengine-dumps" -name '*.npy' -size -65537c | sort)
+      # An int64 file (none of the above is), for read_npy_narrowing_int64: 1 and
+      # 2^40, the second too large for Int32. Its 57-byte dict, 60 spaces and the
+      # newline (118 bytes) make 128 with the 10-byte prefix, as numpy pads.
+      { printf '\x93NUMPY\x01\x00\x76\x00%s%60s\n' "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }" ''
+        printf '\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00'; } > "$corpus/seed-int64" ;;
     fuzz_manifest)
       add_seeds "$corpus" "$ROOT"/examples/manifests/*
       printf '%s' '{"defaults": {"dump_format": "FBS", "keep_var_name": 2}, "jobs": [{"input": "a.json", "output": "a.mge", "metadata": {"is_valid": true, "user_info": "u", "optimize_options": 3}}, {"input": "b.mge", "variants": [{"suffix": ".v2.mge", "dump_format": "FBS_V2", "model_version": 1}, {"suffix": ".fbs.mge", "compat_older_version": "8.14"}]}]}' > "$corpus/seed-object"
