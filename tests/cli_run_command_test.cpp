@@ -12,6 +12,7 @@
 #include "engine/eval/npy_tensor.h"
 #include "formats/npy.h"
 #include "formats/onnx/onnx_proto.h"
+#include "npy_image.h"
 #include "onnx_test_model.h"
 
 namespace mgedump::test {
@@ -34,18 +35,12 @@ class RunCommand : public TempDirTest {
     }
 
     // A '<i8' file, which formats::encode_npy does not write (MegEngine has no
-    // 64-bit integers): numpy's header, then the values little-endian.
-    std::string npy_of_int64(const std::string& name, const int64_t* values, size_t count) {
-        std::string dict = fmt::format("{{'descr': '<i8', 'fortran_order': False, 'shape': ({},), }}", count);
-        dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
-        dict += '\n';
-        std::string image = std::string("\x93NUMPY\x01\x00", 8);
-        image += static_cast<char>(dict.size() & 0xff);
-        image += static_cast<char>(dict.size() >> 8);
-        image += dict;
-        for (size_t i = 0; i < count; ++i)
-            for (int b = 0; b < 8; ++b) image += static_cast<char>((static_cast<uint64_t>(values[i]) >> (8 * b)) & 0xff);
-        return write(name, image);
+    // 64-bit integers).
+    std::string npy_of_int64(const std::string& name, std::initializer_list<int64_t> values) {
+        const std::vector<std::byte> image = npy_image(
+            fmt::format("{{'descr': '<i8', 'fortran_order': False, 'shape': ({},), }}", values.size()),
+            int64_bytes(values));
+        return write(name, std::string(reinterpret_cast<const char*>(image.data()), image.size()));
     }
 
     static std::string text_of(const fs::path& p) {
@@ -191,14 +186,12 @@ TEST_F(RunCommand, AnInt64NpyFeedsAnOnnxInt64InputWhenEveryValueFitsInt32) {
     m.ramp("table", {4, 2});  // row r is {r, r + 0.5}
     m.node("Gather", {"table", "ids"}, {"y"});
     const std::string model = write("gather.onnx", m.bytes());
-    const int64_t ids[3] = {3, 0, 2};
-    const std::string in = npy_of_int64("ids.npy", ids, 3);
+    const std::string in = npy_of_int64("ids.npy", {3, 0, 2});
     CliRun r = run_cli("run " + model + " -o " + (dir / "out").string() + " --input ids=" + in);
     ASSERT_EQ(r.status, 0) << r.out;
     EXPECT_EQ(floats_of(dir / "out" / "y.npy"), (std::vector<float>{3, 3.5f, 0, 0.5f, 2, 2.5f}));
 
-    const int64_t too_large[3] = {1, int64_t{1} << 40, 2};
-    const std::string bad = npy_of_int64("big.npy", too_large, 3);
+    const std::string bad = npy_of_int64("big.npy", {1, int64_t{1} << 40, 2});
     r = run_cli("run " + model + " -o " + (dir / "out2").string() + " --input ids=" + bad);
     EXPECT_NE(r.status, 0) << r.out;
     EXPECT_NE(r.out.find("big.npy: holds int64 data ('<i8') for an Int32 input, and element 1 (1099511627776) does "

@@ -8,9 +8,13 @@
 
 #include "formats/npy.h"
 #include "ir/error.h"
+#include "npy_image.h"
 
 namespace mgedump::formats {
 namespace {
+
+using test::int64_bytes;
+using test::npy_image;
 
 namespace fs = std::filesystem;
 
@@ -29,22 +33,6 @@ std::vector<std::byte> bytes_of(std::string_view s) {
     std::vector<std::byte> out(s.size());
     std::memcpy(out.data(), s.data(), s.size());
     return out;
-}
-
-// A file image with an arbitrary header dict, version and data.
-std::vector<std::byte> npy_image(std::string dict, std::string_view data, int major = 1) {
-    std::string h = "\x93NUMPY";
-    h += char(major);
-    h += char(0);
-    dict += '\n';
-    const uint32_t len = static_cast<uint32_t>(dict.size());
-    h += char(len & 0xff);
-    h += char((len >> 8) & 0xff);
-    if (major > 1) {
-        h += char((len >> 16) & 0xff);
-        h += char((len >> 24) & 0xff);
-    }
-    return bytes_of(h + dict + std::string(data));
 }
 
 fs::path write_file(const fs::path& p, const std::vector<std::byte>& bytes) {
@@ -157,14 +145,6 @@ TEST(Npy, ADtypeOtherThanTheDeclaredOneIsRejected) {
     auto p = write_file(dir.path / "f.npy", encode_npy(ir::DTypeEnum::Float32, std::vector<uint32_t>{6}, bytes_of(kFloats)));
     const std::string err = read_error(p, ir::DTypeEnum::Int32);
     EXPECT_NE(err.find("holds '<f4' data, but the declared dtype Int32 is stored as '<i4'"), std::string::npos) << err;
-}
-
-// numpy's int64 layout, written here by hand: little-endian two's complement.
-std::string int64_bytes(std::initializer_list<int64_t> values) {
-    std::string out;
-    for (int64_t v : values)
-        for (int b = 0; b < 8; ++b) out += static_cast<char>((static_cast<uint64_t>(v) >> (8 * b)) & 0xff);
-    return out;
 }
 
 TEST(Npy, Int64DataIsNarrowedForAnInt32InputWhenEveryElementFits) {
