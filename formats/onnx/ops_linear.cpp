@@ -2,7 +2,7 @@
 // 2-D or matching 3-D operands, so N-D MatMul is reshaped around them the way
 // MegEngine's own functional matmul does: (..., M, K) x (K, N) folds the leading
 // axes into M; (B..., M, K) x (B..., K, N) folds the batch axes into one, after
-// broadcasting batch axes that differ. Det of
+// broadcasting batch axes that differ (numpy's rules). Det of
 // matrices up to 3×3 is its cofactor expansion in Elemwise.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -64,9 +64,12 @@ void matmul(Importer& c) {
         ir::VarId a2 = as_shape(c, c.var(0), a.shape, {product(sa, 0, sa.size() - 1), k});
         y = c.emit("MatrixMul", {a2, as_shape(c, c.var(1), b.shape, sb)});
     } else {
-        // Batch axes that differ are broadcast against each other first (numpy's
-        // rules, right-aligned), as MegEngine's functional matmul does before it
-        // folds them: each operand is Broadcast to batch + its own matrix axes.
+        // Batch axes that differ are broadcast against each other first: each
+        // operand is Broadcast to batch + its own matrix axes, then folded.
+        // MegEngine's functional matmul does this for the lower-rank operand
+        // (imperative/src/impl/ops/matmul.cpp: Broadcast to the other's leading
+        // axes, Reshape, BatchedMatrixMul); ONNX (numpy) also broadcasts axes of
+        // 1 at equal rank, which the same three operators express.
         const Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
         const std::optional<Shape> batch_shape = broadcast_shapes(batch_a, batch_b);
         if (!batch_shape)
