@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "engine/dump_options.h"
 #include "formats/graph_json.h"
@@ -15,6 +16,7 @@
 #include "formats/strip_info_json.h"
 #include "ir/error.h"
 #include "jobs/manifest.h"
+#include "npy_image.h"
 
 namespace mgedump {
 namespace {
@@ -76,11 +78,10 @@ TEST(GraphJsonLimits, AShapeWhoseElementCountWouldWrapIsRefused) {
 // A .npy header of 2^63 Float32 elements (2^68 bits) and no payload, at a fresh path.
 fs::path write_npy_of_wrapping_shape(const std::string& tag) {
     const fs::path p = fs::temp_directory_path() / ("mgedump-limits-" + tag + std::to_string(::getpid()) + ".npy");
-    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483648, 2147483648, 2), }";
-    dict.append(63 - (10 + dict.size()) % 64, ' ');
-    dict += '\n';
+    const std::vector<std::byte> image =
+        test::npy_image("{'descr': '<f4', 'fortran_order': False, 'shape': (2147483648, 2147483648, 2), }", "");
     std::ofstream out(p, std::ios::binary);
-    out << "\x93NUMPY" << char(1) << char(0) << char(dict.size() & 0xff) << char(dict.size() >> 8) << dict;
+    out.write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
     return p;
 }
 
