@@ -86,6 +86,12 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
         rewritten = original;
         // The passes read shapes from the var table (the norm rewrites need the input's).
         ir::apply_inferred(rewritten, inferred);
+        // The copy's var table now holds what the state knew, so the passes and the
+        // writer go on exactly as for a graph inferred when it was made, from an
+        // empty state that reads through to the table: one path after the copy
+        // (tests/dump_never_inferred_test.cpp), and no copy of a whole graph's state
+        // into the rewrites' check (infer_rewritten takes its state by value).
+        inferred = ir::InferState{};
         g = &rewritten;
     };
     // Operators MegEngine's make folds away are never written, whatever the options.

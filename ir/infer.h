@@ -125,9 +125,10 @@ InferState infer_graph(const Graph& g, std::span<const OprId> order);
 // operators after their inputs).
 InferState infer_graph(const Graph& g);
 
-// Writes the inferred dtypes and shapes of `o`'s outputs (of every operator,
-// without `o`) into the graph's var table. A shape inference does not know
-// leaves the graph's own record alone.
+// Writes the inferred dtypes and shapes of `o`'s outputs (without `o`: of every
+// var the state covers, in one pass over the var table; a var no rule reached
+// holds the graph's own record there) into the graph's var table. A shape
+// inference does not know leaves the graph's own record alone.
 void apply_inferred(Graph& g, const InferState& state, OprId o);
 void apply_inferred(Graph& g, const InferState& state);
 
