@@ -58,6 +58,20 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
         row.file_bytes = d.result.tot_bytes;
     }
 
+    // The same graph as a hand-assembled one reaches the dump: never inferred, so
+    // the dump infers it (engine/dump.cpp) right after validating it. Its bytes
+    // must be the inferred graph's.
+    ir::Graph uninferred = model.graph;
+    uninferred.inferred = false;
+    {
+        std::vector<std::byte> again;
+        engine::Dumped d = engine::dump_graph(uninferred, options, &scratch, into_warm(again));
+        if (d.result.tot_bytes != row.file_bytes ||
+            std::memcmp(again.data(), spill.data(), row.file_bytes) != 0)
+            throw std::runtime_error(model.name + " " + row.format +
+                                     ": the dump that infers writes other bytes than the dump of the inferred graph");
+    }
+
     const auto segments = weight_segments(model.graph);
     row.weight_bytes = total_bytes(segments);
     std::vector<std::byte> limit_buf(row.weight_bytes);  // warm: written once before timing
@@ -105,6 +119,14 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
         ir::InferState state = ir::infer_graph(model.graph, original_order);
         if (state.dtypes.size() != model.graph.vars.size()) throw std::logic_error("inference lost vars");
     });
+    // The dump of the never-inferred copy: the dump column again, with the
+    // inference a dump runs for such a graph (inside the dump, after validation).
+    const size_t dump_inferring = methods.size();
+    methods.push_back([&] {
+        engine::Dumped d =
+            engine::dump_graph(uninferred, options, &scratch, into_warm(spill), engine::Digest::Skip);
+        if (d.result.tot_bytes != row.file_bytes) throw std::logic_error("dump size changed between rounds");
+    });
     // Making the graph, which is where a conversion pays for inference.
     const size_t make = methods.size();
     methods.push_back([&] {
@@ -150,6 +172,7 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
     row.with_digest_s = net_median(with_digest);
     row.inference_s = net_median(inference);
     row.make_s = net_median(make);
+    row.dump_inferring_s = net_median(dump_inferring);
     return row;
 }
 

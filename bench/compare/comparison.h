@@ -36,6 +36,11 @@ struct ComparisonRow {
     // builder and the readers infer as they make the graph, and a dump reads their
     // var table); `make` is that: the import or build, inference included.
     double inference_s = 0, make_s = 0;
+    // The library dump (as mgedump_s) of the same graph marked never inferred, as
+    // a hand-assembled graph reaches it: the dump infers it after validating it,
+    // the graph's tables still in the caches. Against mgedump_s, in the same
+    // rounds: what inference adds to a dump.
+    double dump_inferring_s = 0;
     std::optional<double> onnx_s;
     // The median sample of a method that does nothing: what reading the clock
     // adds to every sample (thread CPU time is a system call on this VM, about
