@@ -345,5 +345,22 @@ TEST(OnnxLinear, MatMulWithBatchAxesThatDoNotBroadcastIsRefusedNamingBothShapes)
     EXPECT_NE(err.find("batch axes of [2,5,4] and [3,4,6] do not broadcast together"), std::string::npos) << err;
 }
 
+// A node without a name is named by the output it makes, not as if that output
+// were its name (its operators still take the output's name).
+TEST(OnnxConv, AnUnnamedNodeIsNamedByTheOutputItMakes) {
+    OnnxModel m;
+    m.input("x", {1, 3, 4, 4}).input("w", {2, 5, 3, 3}).output("y");
+    m.node("Conv", {"x", "w"}, {"y"}).clear_name();
+    const std::string err = import_error(m);
+    EXPECT_NE(err.find("test.onnx: unnamed Conv node making 'y': "), std::string::npos) << err;
+    EXPECT_EQ(err.find("node 'y'"), std::string::npos) << err;
+
+    OnnxModel named;
+    named.input("x", {1, 3, 4, 4}).input("w", {2, 5, 3, 3}).output("y");
+    named.node("Conv", {"x", "w"}, {"y"}, "conv1");
+    const std::string named_err = import_error(named);
+    EXPECT_NE(named_err.find("test.onnx: node 'conv1' (Conv): "), std::string::npos) << named_err;
+}
+
 }  // namespace
 }  // namespace mgedump::test

@@ -90,7 +90,14 @@ Importer::Importer(const OnnxModelFile& model, const OnnxImportOptions& options)
 void Importer::fail(std::string_view what) const {
     if (!node_) throw GraphError(fmt::format("{}: {}", model_.label, what));
     throw GraphError(
-        fmt::format("{}: node '{}' ({}): {}", model_.label, node_label_, node_->op_type(), what));
+        fmt::format("{}: {}: {}", model_.label, node_ref(), what));
+}
+
+std::string Importer::node_ref() const {
+    if (!node_->name().empty()) return fmt::format("node '{}' ({})", node_->name(), node_->op_type());
+    for (const std::string& out : node_->output())
+        if (!out.empty()) return fmt::format("unnamed {} node making '{}'", node_->op_type(), out);
+    return fmt::format("unnamed {} node", node_->op_type());
 }
 
 size_t Importer::input_count() const { return static_cast<size_t>(node_->input_size()); }
@@ -238,18 +245,18 @@ void Importer::set_output_var(size_t i, ir::VarId var, int32_t elem_type, Shape 
         const bool scalar = shape.empty() && inferred.size() == 1 && inferred[0] == 1;
         if (!scalar && !std::equal(shape.begin(), shape.end(), inferred.begin(), inferred.end(),
                                    [](int64_t a, uint32_t b) { return a == static_cast<int64_t>(b); }))
-            throw GraphError(fmt::format("{}: node '{}' ({}): output {} has shape [{}] in ONNX terms but [{}] by "
+            throw GraphError(fmt::format("{}: {}: output {} has shape [{}] in ONNX terms but [{}] by "
                                          "MegEngine's inference of the operators it maps to (an mgedump mapping bug)",
-                                         model_.label, node_label_, node_->op_type(), i, fmt::join(shape, ","),
+                                         model_.label, node_ref(), i, fmt::join(shape, ","),
                                          fmt::join(inferred, ",")));
     }
     // Likewise the dtype: ONNX's element type as MegEngine holds it.
     const ir::DType& dtype = graph().vars.dtype[var.value];
     if (dtype.valid && dtype.type != onnx_var_dtype(elem_type, *this))
         throw GraphError(
-            fmt::format("{}: node '{}' ({}): output {} is {} in ONNX terms but {} by MegEngine's "
+            fmt::format("{}: {}: output {} is {} in ONNX terms but {} by MegEngine's "
                         "inference of the operators it maps to (an mgedump mapping bug)",
-                        model_.label, node_label_, node_->op_type(), i, onnx_elem_name(elem_type),
+                        model_.label, node_ref(), i, onnx_elem_name(elem_type),
                         ir::dtype_name(dtype.type)));
     Value v;
     v.var = var;
@@ -266,8 +273,7 @@ ir::OprId Importer::emit_opr(std::string_view op, std::vector<ir::VarId> inputs,
     o.outputs = outputs;
     o.output_dtype = output_dtype;
     ++ops_in_node_;
-    std::string label =
-        fmt::format("{}: node '{}' ({}) as {}", model_.label, node_label_, node_->op_type(), op);
+    std::string label = fmt::format("{}: {} as {}", model_.label, node_ref(), op);
     return builder_.add_op(type, inputs, ir::make_params(ir::op_def(type), params, label), o);
 }
 

@@ -56,6 +56,9 @@ class Importer {
     // --- the node being converted ---
     const onnx::NodeProto& node() const { return *node_; }
     [[noreturn]] void fail(std::string_view what) const;
+    // The node as messages name it: "node 'conv1' (Conv)", or "unnamed Conv node
+    // making 'y'" (its operators take that output's name, which is no node's).
+    std::string node_ref() const;
     size_t input_count() const;          // declared inputs, including empty (omitted) ones
     bool has_input(size_t i) const;      // declared and not omitted
     const Value& input(size_t i) const;  // fails when omitted or when its shape is a runtime one
@@ -183,6 +186,8 @@ class Importer {
     std::map<std::string, std::tuple<ir::Bytes, int32_t, ir::VarId>> params_;
     std::vector<std::shared_ptr<const void>> pinned_;  // keeps those addresses from being reused
     const onnx::NodeProto* node_ = nullptr;
+    // The node's name, else its first named output, else its op type: what its
+    // operators are named after (emit_opr).
     std::string node_label_;
     std::vector<std::string> handled_attrs_;   // for the current node
     std::map<size_t, Value> input_overrides_;  // for the current node

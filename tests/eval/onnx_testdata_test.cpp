@@ -111,11 +111,20 @@ std::vector<std::string> refusal_classes(std::string_view what) {
     return {refusal_class(what)};
 }
 
-// One refusal that is not an unsupported-op list: "X: <why>".
+// One refusal that is not an unsupported-op list: "X: <why>". The importer names a
+// node "node 'n' (X)", or "unnamed X node making 'y'" (most test-data nodes).
 std::string refusal_class(std::string_view what) {
     std::string_view rest = what;
     std::string op;
-    if (size_t n = rest.find(": node '"); n != std::string_view::npos) {
+    constexpr std::string_view kUnnamed = ": unnamed ", kMaking = " node making '";
+    if (size_t u = rest.find(kUnnamed); u != std::string_view::npos && rest.find(kMaking, u) != std::string_view::npos) {
+        rest.remove_prefix(u + kUnnamed.size());
+        const size_t making = rest.find(kMaking);
+        op = std::string(rest.substr(0, making));
+        rest.remove_prefix(making + kMaking.size());
+        const size_t close = rest.find("': ");
+        rest.remove_prefix(close == std::string_view::npos ? rest.size() : close + 3);
+    } else if (size_t n = rest.find(": node '"); n != std::string_view::npos) {
         rest.remove_prefix(n);
         if (size_t open = rest.find("' ("); open != std::string_view::npos) {
             rest.remove_prefix(open + 3);
@@ -268,6 +277,11 @@ TEST(OnnxTestData, OnlyModelsMegEngineCannotHoldAreLeftOutOfTheShare) {
              "m.onnx: 2 operator types cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported ones): "
              "Loop (1 node, first 'a'); SequenceInsert (2 nodes, first 'b')"))
         EXPECT_TRUE(cls == "unsupported operator Loop" || cls == "unsupported operator SequenceInsert") << cls;
+    // A refusal naming the node, by its name or, unnamed, by the output it makes.
+    EXPECT_EQ(refusal_class("m.onnx: node 'r1' (Resize): scales (input 2) must be a constant"),
+              "Resize: scales (input #) must be a constant");
+    EXPECT_EQ(refusal_class("m.onnx: unnamed Resize node making 'Y': scales (input 2) must be a constant"),
+              "Resize: scales (input #) must be a constant");
 }
 
 }  // namespace
