@@ -256,8 +256,9 @@ NpyArray read_npy_file(const std::filesystem::path& path, std::optional<ir::DTyp
         if (!want) fail(what, fmt::format("dtype {} cannot be stored in a .npy file", ir::dtype_name(*dtype)));
         narrowing = narrow_int64 && *dtype == ir::DTypeEnum::Int32 && descr == "<i8";
         if (descr != *want && !narrowing)
-            fail(what, fmt::format("holds '{}' data, but the declared dtype {} is stored as '{}'", h.descr,
-                                   ir::dtype_name(*dtype), *want));
+            fail(what, fmt::format("holds '{}' data, but the declared dtype {} is stored as '{}'; save the "
+                                   "array as that (numpy: np.save(path, a.astype('{}')))",
+                                   h.descr, ir::dtype_name(*dtype), *want, *want));
         a.dtype = *dtype;
     } else {
         auto d = npy_default_dtype(descr);

@@ -145,6 +145,8 @@ TEST(Npy, ADtypeOtherThanTheDeclaredOneIsRejected) {
     auto p = write_file(dir.path / "f.npy", encode_npy(ir::DTypeEnum::Float32, std::vector<uint32_t>{6}, bytes_of(kFloats)));
     const std::string err = read_error(p, ir::DTypeEnum::Int32);
     EXPECT_NE(err.find("holds '<f4' data, but the declared dtype Int32 is stored as '<i4'"), std::string::npos) << err;
+    // How to write it as the dtype wants, in numpy's own spelling of that layout.
+    EXPECT_NE(err.find("np.save(path, a.astype('<i4'))"), std::string::npos) << err;
 }
 
 TEST(Npy, Int64DataIsNarrowedForAnInt32InputWhenEveryElementFits) {
