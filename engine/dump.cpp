@@ -110,6 +110,19 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
             infer_rewritten(rewritten, order, rewrites.first_added, rewrites.added_source, inferred);
         check_rewrites_keep_vars(rewritten, inferred, after, rewrites.replacements);
         inferred = std::move(after);
+        // MegEngine's loader builds what the rewrites wrote with make too, and make
+        // folds some of it: the LayerNorm rewrite's Reshape of the normalised
+        // values back to the input's shape is the values themselves when that
+        // shape is CONST (a real MegEngine refused FBS swin_v2_t, whose post-norms
+        // follow a Reshape to a constant). The folds read shapes from the var
+        // table, so it takes what the rewrites' check inferred first.
+        ir::apply_inferred(rewritten, inferred);
+        inferred = ir::InferState{};
+        if (needs_make_folds(rewritten, order)) {
+            apply_make_folds(rewritten, order);
+            order = ir::dump_order(rewritten);
+            inferred = ir::infer_graph(rewritten, order);
+        }
     }
     // After the rewrites, so constants they add are merged too.
     ParamDedupStats dedup;

@@ -217,6 +217,47 @@ TEST(MakeFolds, LogOfExpAndIntegerFloorDivisionByOneAreTheInput) {
     }
 }
 
+// What the FBS compatibility rewrites build is rebuilt with make by the loader too.
+// The LayerNorm rewrite reshapes the normalised values back to the input's shape
+// (GetVarShape of the input); when that shape is CONST (here: after a Reshape to a
+// constant, as in swin_v2_t's post-norms), Reshape::make returns the values, an
+// Elemwise, and a real MegEngine refused the FBS file with "got_type=
+// expected_type=". The check is the loader's (serializer_oss.cpp:812): every
+// shape below `flat` is CONST, so a written Reshape or Broadcast that keeps its
+// input's shape is folded by make, and must then have been fed by an operator of
+// its own type.
+TEST(MakeFolds, WhatTheCompatibilityRewritesBuildIsFoldedAsMakeWouldFoldIt) {
+    GraphBuilder b;
+    ir::VarId x = b.input("x", kF32, {2, 12});
+    ir::VarId flat = b.op("Reshape", {x, b.constant<int32_t>({3}, {2, 3, 4})});  // shape CONST
+    ir::VarId w = b.constant<float>({4}, {1.f, 2.f, 3.f, 4.f});
+    ir::VarId bias = b.constant<float>({4}, {0.5f, 0.f, 0.f, 0.f});
+    b.output(b.op("LayerNorm", {flat, w, bias}, {{"normalized_dim", 1}, {"normalized_size", 4}, {"eps", 1e-5f}}),
+             "y");
+    const ir::Graph g = b.finish();
+    engine::DumpOptions fbs;
+    fbs.dump_format = engine::DumpFormat::FBS;
+    formats::LoadedModel m = load_bytes(owned_bytes(engine::dump_graph(g, fbs).bytes.to_bytes()));
+    const ir::Graph& written = m.graph;
+    size_t reshapes = 0;
+    for (uint32_t o = 0; o < written.oprs.size(); ++o) {
+        const std::string_view type = ir::op_def(written.oprs.type[o]).name;
+        if (type != "Reshape" && type != "Broadcast") continue;
+        ++reshapes;
+        const auto in = written.inputs_of(ir::OprId(o));
+        const ir::VarId out(written.oprs.outputs[o].begin);
+        const auto in_shape = written.var_shape(in[0]), out_shape = written.var_shape(out);
+        if (!std::equal(in_shape.begin(), in_shape.end(), out_shape.begin(), out_shape.end())) continue;
+        EXPECT_EQ(ir::op_def(written.oprs.type[written.vars.owner[in[0].value].value]).name, type)
+            << "operator #" << o << " (" << type << ") keeps its input's CONST shape, so make returns the input";
+    }
+    // The rewrite ran (its flattening Reshapes are there): this is not LayerNorm written as is.
+    EXPECT_GT(reshapes, 1u);
+    EXPECT_EQ(std::count_if(written.oprs.type.begin(), written.oprs.type.end(),
+                            [](ir::OpTypeId t) { return ir::op_def(t).name == "LayerNorm"; }),
+              0);
+}
+
 // A fold can expose another: log(exp(x * 1)) is x.
 TEST(MakeFolds, FoldsThatExposeFoldsAreAllMade) {
     GraphBuilder b;
