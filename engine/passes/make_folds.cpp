@@ -5,9 +5,11 @@
 // LOG1P) load as written and compute the same values, so they are left alone.
 #include "engine/passes/make_folds.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -61,9 +63,11 @@ struct Folder {
         const ir::TensorId t(g.oprs.tensors[o.value].begin);
         auto shape = g.tensor_shape(t);
         if (shape.size() != 1 || shape[0] != 1) return std::nullopt;
-        auto value = ir::decode_elements(g.tensors.dtype[t.value], g.blobs.bytes(g.tensors.blob[t.value]), 1);
-        if (!value) return std::nullopt;
-        return static_cast<float>((*value)[0]);
+        // Decoded in place: a vector per read was half of checking a transformer for
+        // folds, and every Elemwise with a constant operand reads it up to four times.
+        double value;
+        if (ir::decode_small_constant(g, x, std::span<double>(&value, 1)) != 1) return std::nullopt;
+        return static_cast<float>(value);
     }
     bool is_const(ir::VarId x, float want) const {
         auto k = immutable_scalar(x);
@@ -85,16 +89,22 @@ struct Folder {
         if (!consts) consts.emplace(g, order);
         if (!consts->value_const(shp) || !consts->shape_const(a)) return false;
         const auto dims = g.var_shape(a);
-        std::optional<std::vector<double>> target;
-        const ir::OprId o = owner(shp);
-        if (type_of(shp) == v.immutable_tensor && g.oprs.tensors[o.value].count == 1) {
-            if (auto value = ir::tensor_value(g, ir::TensorId(g.oprs.tensors[o.value].begin))) target = value->elems;
+        // A constant target is decoded in place (a StaticValue allocated per
+        // Reshape was a seventh of checking a transformer for folds).
+        std::array<double, ir::kMaxNdim> buffer;
+        std::span<const double> target;
+        if (type_of(shp) == v.immutable_tensor) {
+            const int count = ir::decode_small_constant(g, shp, buffer);
+            if (count < 0) return false;
+            target = std::span<const double>(buffer.data(), static_cast<size_t>(count));
+        } else if (const ir::StaticValue* sv = computed_value(shp)) {
+            target = sv->elems;
         } else {
-            if (const ir::StaticValue* sv = computed_value(shp)) target = sv->elems;
+            return false;
         }
-        if (!target || target->size() != dims.size()) return false;
+        if (target.size() != dims.size()) return false;
         for (size_t k = 0; k < dims.size(); ++k)
-            if ((*target)[k] != static_cast<double>(dims[k])) return false;
+            if (target[k] != static_cast<double>(dims[k])) return false;
         return true;
     }
 
