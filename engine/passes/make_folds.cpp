@@ -182,11 +182,18 @@ struct Folder {
             case Ew::ADD:    // identical_op<0>
             case Ew::MUL: {  // identical_op<1>, then absorbing_element<0>
                 if (in.size() != 2) return none();
-                // lhs is the constant if it is one, else rhs.
-                const size_t k = immutable_scalar(in[0]) ? 0 : 1;
-                if (!immutable_scalar(in[k])) return none();
-                if (is_const(in[k], mode == Ew::ADD ? 0.f : 1.f)) return input(in[1 - k]);
-                if (mode == Ew::MUL && is_const(in[k], 0.f)) return filled(in[1 - k], 0);
+                // lhs is the constant if it is one, else rhs. Each operand is
+                // decoded once (asked again per test, as is_const does, the
+                // constant was read up to four times).
+                size_t k = 0;
+                std::optional<float> scalar = immutable_scalar(in[0]);
+                if (!scalar) {
+                    k = 1;
+                    scalar = immutable_scalar(in[1]);
+                }
+                if (!scalar) return none();
+                if (almost_equal(*scalar, mode == Ew::ADD ? 0.f : 1.f)) return input(in[1 - k]);
+                if (mode == Ew::MUL && almost_equal(*scalar, 0.f)) return filled(in[1 - k], 0);
                 return none();
             }
             case Ew::POW:
