@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "engine/artifact_pass.h"
@@ -74,6 +75,11 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     // table holds the result (an empty state reads through to it).
     ir::InferState inferred;
     if (!original.inferred) inferred = ir::infer_graph(original, order);
+    // Of the graph as given (spec §8), with the dtypes just inferred, which the
+    // passes below fold into a copy's table and forget; written once the dump
+    // has succeeded.
+    std::optional<formats::StripInfo> strip_info;
+    if (options.strip_info_file) strip_info = compute_strip_info(original, inferred);
 
     // Rewrites work on a copy; copying shares the tensor bytes.
     ir::Graph rewritten;
@@ -95,7 +101,7 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
         g = &rewritten;
     };
     // Operators MegEngine's make folds away are never written, whatever the options.
-    if (needs_make_folds(original, order)) {
+    if (needs_make_folds(original, order, inferred)) {
         copy_once();
         apply_make_folds(rewritten, order);
         order = ir::dump_order(rewritten);
@@ -114,11 +120,12 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
         // folds some of it: the LayerNorm rewrite's Reshape of the normalised
         // values back to the input's shape is the values themselves when that
         // shape is CONST (a real MegEngine refused FBS swin_v2_t, whose post-norms
-        // follow a Reshape to a constant). The folds read shapes from the var
-        // table, so it takes what the rewrites' check inferred first.
-        ir::apply_inferred(rewritten, inferred);
-        inferred = ir::InferState{};
-        if (needs_make_folds(rewritten, order)) {
+        // follow a Reshape to a constant). The check reads what the rewrites'
+        // check inferred; the folds themselves read the var table, so it takes
+        // that first, only when something folds (the writer reads the state).
+        if (needs_make_folds(rewritten, order, inferred)) {
+            ir::apply_inferred(rewritten, inferred);
+            inferred = ir::InferState{};
             apply_make_folds(rewritten, order);
             order = ir::dump_order(rewritten);
             inferred = ir::infer_graph(rewritten, order);
@@ -199,7 +206,7 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     warn_non_finite(*g, plan.order, pass, r.warnings);
 
     if (options.strip_info_file)
-        formats::write_strip_info_file(*options.strip_info_file, compute_strip_info(original), r.content_hash,
+        formats::write_strip_info_file(*options.strip_info_file, *strip_info, r.content_hash,
                                        options.append_json);
     return out;
 }

@@ -29,7 +29,7 @@ std::string_view elemwise_mode(const ir::Graph& g, ir::OprId o) {
 // The dtype MegEngine gives output k. Var dtypes from the builder default to the
 // first input's, which is wrong for operators whose output type is fixed or comes
 // from a param, and strip info must list the real ones (e.g. "Bool", "Int32").
-DType output_dtype(const ir::Graph& g, ir::OprId o, uint32_t k) {
+DType output_dtype(const ir::Graph& g, const ir::InferState& known, ir::OprId o, uint32_t k) {
     if (g.oprs.output_dtype[o.value].valid) return g.oprs.output_dtype[o.value];
     const ir::OpDef& def = ir::op_def(g.oprs.type[o.value]);
     const std::string_view n = def.name;
@@ -45,18 +45,20 @@ DType output_dtype(const ir::Graph& g, ir::OprId o, uint32_t k) {
         if (mode == "LT" || mode == "LEQ" || mode == "EQ" || mode == "NEQ" || mode == "ISNAN" || mode == "ISINF")
             return DType::of(DTypeEnum::Bool);
     }
-    return g.vars.dtype[g.output_var(o, k).value];
+    return known.dtype(g, g.output_var(o, k));
 }
 
 }  // namespace
 
-formats::StripInfo compute_strip_info(const ir::Graph& g) {
+formats::StripInfo compute_strip_info(const ir::Graph& g) { return compute_strip_info(g, ir::InferState{}); }
+
+formats::StripInfo compute_strip_info(const ir::Graph& g, const ir::InferState& known) {
     std::set<std::string> types, dtypes, modes;
     for (ir::OprId o : ir::dump_order(g)) {
         const ir::OpDef& def = ir::op_def(g.oprs.type[o.value]);
         types.emplace(def.typeinfo);
         for (uint32_t k = 0; k < g.oprs.outputs[o.value].count; ++k) {
-            DType d = output_dtype(g, o, k);
+            DType d = output_dtype(g, known, o, k);
             if (d.valid) dtypes.emplace(ir::dtype_name(d.type));
         }
         if (def.workspace) dtypes.emplace("Byte");

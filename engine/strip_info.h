@@ -5,6 +5,7 @@
 
 #include "formats/strip_info_json.h"
 #include "ir/graph.h"
+#include "ir/infer.h"
 
 namespace mgedump::engine {
 
@@ -12,5 +13,8 @@ namespace mgedump::engine {
 // plus "Byte" for MegDNN workspace outputs; elemwise_modes: Elemwise mode names
 // ("MAX", not the schema's "MAX_"). Each list sorted and without duplicates.
 formats::StripInfo compute_strip_info(const ir::Graph& g);
+// The same with the dtypes `known` infers (a graph nobody had inferred records
+// none for the vars operators compute); vars it does not know take the table's.
+formats::StripInfo compute_strip_info(const ir::Graph& g, const ir::InferState& known);
 
 }  // namespace mgedump::engine

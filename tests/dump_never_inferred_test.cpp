@@ -1,9 +1,11 @@
 // A graph nothing inferred (tables written directly: Graph::inferred false, no
-// shape recorded for a computed var) is inferred by the dump itself (engine/dump.cpp). Once the dump copies the graph for
-// its passes, it writes what it inferred into the copy's var table and goes on from
-// an empty state, as for a graph the builder or a reader inferred: the bytes must be
-// the same either way, through the compatibility rewrites, the make folds and the
-// param dedup, in both formats.
+// shape or dtype recorded for a computed var) is inferred by the dump itself
+// (engine/dump.cpp), and its checks read what was inferred (the make-fold check
+// of the graph as given among them). Once the dump copies the graph for its
+// passes, it writes what it inferred into the copy's var table and goes on from
+// an empty state, as for a graph the builder or a reader inferred: the bytes
+// must be the same either way, through the compatibility rewrites, the make
+// folds and the param dedup, in both formats.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include "engine/passes/compat_rewrite.h"
 #include "formats/graph_json.h"
 #include "tests/megengine_dumps.h"
+#include "tests/model_test_util.h"
 
 namespace mgedump::engine {
 namespace {
@@ -24,16 +27,7 @@ namespace fs = std::filesystem;
 using test::dumps_dir;
 using test::graph_folders;
 
-// `g` as tables written directly would give it: marked never inferred, and no
-// shape recorded for a var an operator computes (those of the vars that hold a
-// tensor, an input or a constant, stay: they are the tensor's).
-ir::Graph never_inferred(const ir::Graph& g) {
-    ir::Graph out = g;
-    out.inferred = false;
-    for (uint32_t v = 0; v < out.vars.size(); ++v)
-        if (out.oprs.tensors[out.vars.owner[v].value].count == 0) out.vars.shape[v] = ir::Range{};
-    return out;
-}
+using test::as_never_inferred;
 
 TEST(DumpNeverInferred, EverySourceGraphDumpsTheSameBytesAsWhenBuilt) {
     int graphs = 0, copied = 0;
@@ -57,10 +51,10 @@ TEST(DumpNeverInferred, EverySourceGraphDumpsTheSameBytesAsWhenBuilt) {
             try {
                 built = dump_graph(g, options).bytes.to_bytes();
             } catch (const std::exception& e) {
-                EXPECT_THROW((void)dump_graph(never_inferred(g), options), std::exception) << e.what();
+                EXPECT_THROW((void)dump_graph(as_never_inferred(g), options), std::exception) << e.what();
                 continue;
             }
-            const std::vector<std::byte> unmarked = dump_graph(never_inferred(g), options).bytes.to_bytes();
+            const std::vector<std::byte> unmarked = dump_graph(as_never_inferred(g), options).bytes.to_bytes();
             if (needs_compat_rewrites(g, format)) ++copied;
             EXPECT_FALSE(built.empty());
             EXPECT_TRUE(std::equal(built.begin(), built.end(), unmarked.begin(), unmarked.end()))

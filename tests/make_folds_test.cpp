@@ -258,6 +258,59 @@ TEST(MakeFolds, WhatTheCompatibilityRewritesBuildIsFoldedAsMakeWouldFoldIt) {
               0);
 }
 
+// A graph nobody inferred records no dtype or shape for the vars operators
+// compute; the dump infers it, and its fold check must read that, or each fold
+// below that needs an inferred dtype or shape goes unseen and the file holds an
+// operator MegEngine's loader refuses (it rebuilds it with make and gets its
+// input back). Each graph is written as the same graph built is.
+TEST(MakeFolds, AGraphNobodyInferredIsFoldedAsTheSameGraphBuilt) {
+    struct Case {
+        std::string what;
+        ir::Graph graph;
+        Types written;  // as the tests above find for each fold
+    };
+    std::vector<Case> cases;
+    const Types reshaped_once{"Host2DeviceCopy", "ImmutableTensor", "Reshape", "Elemwise"};
+    const Types pooled_only{"Host2DeviceCopy", "Pooling"};
+    {  // Reshape to the CONST shape its input already has (tensor_manip.cpp:346)
+        GraphBuilder b;
+        ir::VarId flat = b.op("Reshape", {b.input("x", kF32, {2, 6}), b.constant<int32_t>({2}, {3, 4})});
+        ir::VarId again = b.op("Reshape", {flat, b.constant<int32_t>({2}, {3, 4})});
+        b.output(b.op("Elemwise", {again}, {{"mode", "RELU"}}), "out");
+        cases.push_back({"reshape to a constant", b.finish(), reshaped_once});
+    }
+    {  // the same with a computed target, [2,3] + [1] (its value is CONST too)
+        GraphBuilder b;
+        ir::VarId flat = b.op("Reshape", {b.input("x", kF32, {2, 6}), b.constant<int32_t>({2}, {3, 4})});
+        ir::VarId target = elemwise(b, "ADD", {b.constant<int32_t>({2}, {2, 3}), b.constant<int32_t>({1}, {1})});
+        b.output(b.op("Elemwise", {b.op("Reshape", {flat, target})}, {{"mode", "RELU"}}), "out");
+        cases.push_back({"reshape to a computed constant", b.finish(), reshaped_once});
+    }
+    {  // Reshape to GetVarShape of its input, which is computed
+        GraphBuilder b;
+        ir::VarId p = pooled(b);
+        b.output(b.op("Reshape", {p, b.op("GetVarShape", {p})}), "out");
+        cases.push_back({"reshape to its own GetVarShape", b.finish(), pooled_only});
+    }
+    {  // TypeCvt of a computed var to its own dtype (basic_arith.cpp:753)
+        GraphBuilder b;
+        b.output(b.op("TypeCvt", {pooled(b)}, {{"dtype", ir::ParamArg(kF32)}}), "out");
+        cases.push_back({"type conversion to its own dtype", b.finish(), pooled_only});
+    }
+    {  // ADD of 0 to a computed var: identical_op compares both operands' dtypes
+        GraphBuilder b;
+        b.output(elemwise(b, "ADD", {pooled(b), b.constant<float>({1}, {0.f})}), "out");
+        cases.push_back({"adding zero", b.finish(), pooled_only});
+    }
+    for (const Case& c : cases)
+        for (engine::DumpFormat format : {engine::DumpFormat::FBS_V2, engine::DumpFormat::FBS}) {
+            engine::DumpOptions options;
+            options.dump_format = format;
+            EXPECT_EQ(written_types(c.graph, options), c.written) << c.what;
+            EXPECT_EQ(written_types(as_never_inferred(c.graph), options), c.written) << c.what << ", never inferred";
+        }
+}
+
 // A fold can expose another: log(exp(x * 1)) is x.
 TEST(MakeFolds, FoldsThatExposeFoldsAreAllMade) {
     GraphBuilder b;

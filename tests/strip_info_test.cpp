@@ -6,10 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/dump.h"
 #include "engine/strip_info.h"
 #include "formats/strip_info_json.h"
 #include "ir/builder.h"
 #include "ir/error.h"
+#include "tests/model_test_util.h"
 
 namespace mgedump::engine {
 namespace {
@@ -77,6 +79,30 @@ TEST(StripInfo, OutputDtypesAreTheOnesMegEngineGivesNotTheFirstInputs) {
     formats::StripInfo s = compute_strip_info(b.finish());
     EXPECT_EQ(s.dtypes, (Strings{"Bool", "Float32", "Int32", "QuantizedS8"}));
     EXPECT_EQ(s.opr_types, (Strings{"Elemwise", "GetVarShape", "Host2DeviceCopy", "TypeCvt"}));
+}
+
+// A graph nobody inferred records no dtype for the vars operators compute; the
+// dump infers it, and its strip info lists the dtypes inferred. Int8 is here
+// only as what FUSE_MUL_ADD3_IXxF32xF32xI8 computes (no tensor holds one), so
+// from the var table alone it was missing.
+TEST(StripInfo, TheDumpOfAGraphNobodyInferredListsTheDtypesItInfers) {
+    ir::GraphBuilder b;
+    VarId x = b.input("x", DType::of(DTypeEnum::Int16), {4});
+    VarId scale = b.constant<float>({4}, {1.f, 2.f, 3.f, 4.f});
+    VarId shift = b.constant<float>({4}, {0.f, 0.f, 0.f, 1.f});
+    b.output(b.op("ElemwiseMultiType", {x, scale, shift}, {{"mode", "FUSE_MUL_ADD3_IXxF32xF32xI8"}}), "y");
+    const ir::Graph built = b.finish();
+    const Strings expected{"Float32", "Int16", "Int8"};
+    ASSERT_EQ(compute_strip_info(built).dtypes, expected);
+
+    TempDir dir;
+    for (const auto& [name, g] : {std::pair{"built", built}, std::pair{"never_inferred", test::as_never_inferred(built)}}) {
+        DumpOptions options;
+        options.strip_info_file = (dir.path / (std::string(name) + ".json")).string();
+        (void)dump_graph(g, options);
+        const nlohmann::json info = nlohmann::json::parse(slurp(*options.strip_info_file));
+        EXPECT_EQ(info.at("dtypes").get<Strings>(), expected) << name;
+    }
 }
 
 TEST(StripInfoJson, IsWrittenLikePythonJsonDump) {

@@ -61,7 +61,7 @@ int64_t optional_axis(const ir::Graph& g, ir::OprId o) {
 
 }  // namespace
 
-ConstInfer::ConstInfer(const ir::Graph& g, std::span<const ir::OprId> order)
+ConstInfer::ConstInfer(const ir::Graph& g, std::span<const ir::OprId> order, const ir::InferState& known)
     : shape(g.vars.size(), 0), value(g.vars.size(), 0) {
     static const ir::OpTypeId reshape = ir::find_op("Reshape");
     const std::vector<Kind>& kind_table = kinds();
@@ -93,9 +93,11 @@ ConstInfer::ConstInfer(const ir::Graph& g, std::span<const ir::OprId> order)
         const ir::Range outs = g.oprs.outputs[o.value];
         for (uint32_t k = 0; k < outs.count; ++k) {
             // A shape inference does not know is not static at all.
-            const bool known = !g.var_shape(ir::VarId(outs.begin + k)).empty();
-            shape[outs.begin + k] = s && known;
-            value[outs.begin + k] = v && known;
+            const uint32_t out = outs.begin + k;
+            const bool shape_known = (out < known.shapes.size() && known.shapes[out].known()) ||
+                                     !g.var_shape(ir::VarId(out)).empty();
+            shape[out] = s && shape_known;
+            value[out] = v && shape_known;
         }
     }
 }

@@ -11,14 +11,17 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/infer.h"
 
 namespace mgedump::engine::passes {
 
 struct ConstInfer {
     std::vector<uint8_t> shape, value;  // by VarId: 1 where CONST
 
-    // Walks `order` (each operator after its inputs' owners).
-    ConstInfer(const ir::Graph& g, std::span<const ir::OprId> order);
+    // Walks `order` (each operator after its inputs' owners). A var's shape is
+    // known from `known` (what a dump inferred for a graph nobody had inferred),
+    // else from the graph's record.
+    ConstInfer(const ir::Graph& g, std::span<const ir::OprId> order, const ir::InferState& known);
     bool shape_const(ir::VarId v) const { return v.value < shape.size() && shape[v.value]; }
     bool value_const(ir::VarId v) const { return v.value < value.size() && value[v.value]; }
 };

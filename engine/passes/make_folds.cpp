@@ -37,6 +37,12 @@ bool almost_equal(float x, float y) {
 struct Folder {
     const ir::Graph& g;
     std::span<const ir::OprId> order;
+    // Dtypes and shapes: what the dump inferred for a graph nobody had inferred
+    // (whose var table records none for computed vars), else the table's (an
+    // empty state reads through to it). From the table alone, such a graph's
+    // folds went unseen: a Reshape to its input's own CONST shape was written,
+    // and MegEngine's loader refuses that.
+    const ir::InferState& known;
     const passes::Vocab& v = passes::vocab();
     // Built when a Reshape or Broadcast first asks (most graphs fold nothing).
     mutable std::optional<passes::ConstInfer> consts;
@@ -46,6 +52,17 @@ struct Folder {
     mutable std::optional<ir::InferState> values;
     mutable std::vector<uint8_t> inferred;  // by OprId: in `values` already
 
+    // x's dtype, inferred else recorded: InferState::dtype, inline here (the
+    // check reads up to two per operator).
+    ir::DType dtype(ir::VarId x) const {
+        if (x.value < known.dtypes.size() && known.dtypes[x.value].valid) return known.dtypes[x.value];
+        return g.vars.dtype[x.value];
+    }
+    // x's dims, inferred else recorded (a view of `known` or of the graph).
+    std::span<const uint32_t> dims(ir::VarId x) const {
+        if (x.value < known.shapes.size() && known.shapes[x.value].known()) return known.shapes[x.value].dims();
+        return g.var_shape(x);
+    }
     ir::OpTypeId type_of(ir::VarId x) const { return g.oprs.type[g.vars.owner[x.value].value]; }
     ir::OprId owner(ir::VarId x) const { return g.vars.owner[x.value]; }
 
@@ -87,9 +104,9 @@ struct Folder {
     // check_is_shape_of, its static half: the target's value and the input's shape
     // are both CONST to MegEngine's static inference, and equal.
     bool is_const_shape_of(ir::VarId shp, ir::VarId a) const {
-        if (!consts) consts.emplace(g, order);
+        if (!consts) consts.emplace(g, order, known);
         if (!consts->value_const(shp) || !consts->shape_const(a)) return false;
-        const auto dims = g.var_shape(a);
+        const std::span<const uint32_t> dims = this->dims(a);
         // A constant target is decoded in place (a StaticValue allocated per
         // Reshape was a fifth of checking a transformer for folds).
         std::array<double, ir::kMaxNdim> buffer;
@@ -134,11 +151,18 @@ struct Folder {
             stack.back().second = true;
             const bool reads_shapes_only = g.oprs.type[o.value] == v.get_var_shape;
             for (ir::VarId in : g.inputs_of(o)) {
-                if (reads_shapes_only) values->adopt_var(g, in);
+                if (reads_shapes_only) adopt(in);
                 else if (!inferred[owner(in).value]) stack.push_back({owner(in), false});
             }
         }
         return values->value(x);
+    }
+
+    // A var GetVarShape reads, as `values` starts it: its dtype and shape.
+    void adopt(ir::VarId x) const {
+        if (values->dtypes[x.value].valid || values->shapes[x.value].known()) return;
+        values->dtypes[x.value] = dtype(x);
+        values->shapes[x.value] = known.shape(g, x);
     }
 
     // What make returns instead of the operator.
@@ -171,13 +195,13 @@ struct Folder {
             const ir::DType* to = params.empty() || params[0].fields.empty()
                                       ? nullptr
                                       : std::get_if<ir::DType>(&params[0].fields[0]);
-            return in.size() == 1 && to && *to == g.vars.dtype[in[0].value] ? input(in[0]) : none();
+            return in.size() == 1 && to && *to == dtype(in[0]) ? input(in[0]) : none();
         }
         if (type != v.elemwise) return none();
         // Elemwise::make → gopt::optimize_elemwise_expr_inplace (inplace.cpp), at
         // the loader's default graph_opt_level 2; the first optimizer that matches wins.
         const auto mode = static_cast<Ew>(elemwise_mode(o));
-        if (in.size() == 2 && !(g.vars.dtype[in[0].value] == g.vars.dtype[in[1].value])) return none();
+        if (in.size() == 2 && !(dtype(in[0]) == dtype(in[1]))) return none();
         switch (mode) {
             case Ew::ADD:    // identical_op<0>
             case Ew::MUL: {  // identical_op<1>, then absorbing_element<0>
@@ -212,7 +236,7 @@ struct Folder {
             case Ew::FLOOR_DIV: {
                 // x // 1 on integers is x (on floats it becomes FLOOR: still an Elemwise).
                 if (in.size() != 2) return none();
-                const ir::DType d = g.vars.dtype[in[0].value];
+                const ir::DType d = dtype(in[0]);
                 const bool integer = d.valid && (d.type == ir::DTypeEnum::Int32 || d.type == ir::DTypeEnum::Int16 ||
                                                  d.type == ir::DTypeEnum::Int8 || d.type == ir::DTypeEnum::Uint8 ||
                                                  d.type == ir::DTypeEnum::Uint16);
@@ -234,8 +258,8 @@ struct Folder {
 
 }  // namespace
 
-bool needs_make_folds(const ir::Graph& g, std::span<const ir::OprId> order) {
-    const Folder folder{g, order};
+bool needs_make_folds(const ir::Graph& g, std::span<const ir::OprId> order, const ir::InferState& known) {
+    const Folder folder{g, order, known};
     for (ir::OprId o : order)
         if (folder.fold(o).kind != Folder::Fold::None) return true;
     return false;
@@ -251,7 +275,10 @@ uint32_t apply_make_folds(ir::Graph& g, std::span<const ir::OprId> first_order) 
         const passes::VarCompNodes comp_nodes(g, order, default_comp_node);
         std::vector<passes::Fragment> fragments;
         {
-            const Folder folder{g, order};
+            // The graph being changed records what it knows in its var table
+            // (apply_fragments gives the vars it adds theirs).
+            static const ir::InferState kFromTheTable;
+            const Folder folder{g, order, kFromTheTable};
             for (ir::OprId o : order) {
                 const Folder::Fold f = folder.fold(o);
                 if (f.kind == Folder::Fold::None) continue;

@@ -10,15 +10,18 @@
 #include <span>
 
 #include "ir/graph.h"
+#include "ir/infer.h"
 
 namespace mgedump::engine {
 
 // Whether some reachable operator is one that MegEngine's make folds away.
-bool needs_make_folds(const ir::Graph& g, std::span<const ir::OprId> order);
+// Dtypes and shapes come from `known` (what was inferred for a graph whose var
+// table records none), else from the var table (an empty state reads through).
+bool needs_make_folds(const ir::Graph& g, std::span<const ir::OprId> order, const ir::InferState& known);
 
 // Redirects every consumer and graph output of a folded operator's output to the
 // var MegEngine's make returns; folded operators become unreachable. Returns how
-// many were folded.
+// many were folded. Reads dtypes and shapes from the var table.
 uint32_t apply_make_folds(ir::Graph& g, std::span<const ir::OprId> order);
 
 }  // namespace mgedump::engine
