@@ -44,7 +44,8 @@ struct Folder {
     // and MegEngine's loader refuses that.
     const ir::InferState& known;
     const passes::Vocab& v = passes::vocab();
-    // Built when a Reshape or Broadcast first asks (most graphs fold nothing).
+    // Built when first asked: by a Reshape or Broadcast to a constant equal to
+    // its input's shape, or to a computed target (most graphs have neither).
     mutable std::optional<passes::ConstInfer> consts;
     // Values of computed targets, inferred for the operators they come from alone
     // (inferring the whole graph for them made a dump of a transformer, whose
@@ -104,26 +105,32 @@ struct Folder {
     // check_is_shape_of, its static half: the target's value and the input's shape
     // are both CONST to MegEngine's static inference, and equal.
     bool is_const_shape_of(ir::VarId shp, ir::VarId a) const {
-        if (!consts) consts.emplace(g, order, known);
-        if (!consts->value_const(shp) || !consts->shape_const(a)) return false;
         const std::span<const uint32_t> dims = this->dims(a);
-        // A constant target is decoded in place (a StaticValue allocated per
-        // Reshape was a fifth of checking a transformer for folds).
-        std::array<double, ir::kMaxNdim> buffer;
-        std::span<const double> target;
         if (type_of(shp) == v.immutable_tensor) {
+            // A constant target is decoded in place (a StaticValue allocated per
+            // Reshape was a fifth of checking a transformer for folds), and
+            // compared first: a Reshape to another shape, as most are, is decided
+            // without the CONST analysis, a walk of the whole graph that was two
+            // fifths of checking a transformer for folds.
+            std::array<double, ir::kMaxNdim> buffer;
             const int count = ir::decode_small_constant(g, shp, buffer);
-            if (count < 0) return false;
-            target = std::span<const double>(buffer.data(), static_cast<size_t>(count));
-        } else if (const ir::StaticValue* sv = computed_value(shp)) {
-            target = sv->elems;
-        } else {
-            return false;
+            if (count < 0 || !equals(std::span<const double>(buffer.data(), static_cast<size_t>(count)), dims))
+                return false;
+            return const_analysis().value_const(shp) && const_analysis().shape_const(a);
         }
+        if (!const_analysis().value_const(shp) || !const_analysis().shape_const(a)) return false;
+        const ir::StaticValue* target = computed_value(shp);
+        return target && equals(target->elems, dims);
+    }
+    static bool equals(std::span<const double> target, std::span<const uint32_t> dims) {
         if (target.size() != dims.size()) return false;
         for (size_t k = 0; k < dims.size(); ++k)
             if (target[k] != static_cast<double>(dims[k])) return false;
         return true;
+    }
+    const passes::ConstInfer& const_analysis() const {
+        if (!consts) consts.emplace(g, order, known);
+        return *consts;
     }
 
     // The value static inference gives a CONST var: the operators it is computed
@@ -220,11 +227,14 @@ struct Folder {
                 if (mode == Ew::MUL && almost_equal(*scalar, 0.f)) return filled(in[1 - k], 0);
                 return none();
             }
-            case Ew::POW:
+            case Ew::POW: {
                 if (in.size() != 2) return none();
-                if (is_const(in[1], 0.f)) return filled(in[0], 1);
-                if (is_const(in[1], 1.f)) return input(in[0]);
+                const std::optional<float> exponent = immutable_scalar(in[1]);  // decoded once
+                if (!exponent) return none();
+                if (almost_equal(*exponent, 0.f)) return filled(in[0], 1);
+                if (almost_equal(*exponent, 1.f)) return input(in[0]);
                 return none();
+            }
             case Ew::LOG: {
                 // log(exp(x)) → x (the second LOG optimizer; the first only turns
                 // log(a*b) / log(a/b) with an exp operand into other Elemwise).
