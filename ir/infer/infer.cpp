@@ -263,8 +263,9 @@ bool records(std::span<const uint32_t> recorded, const Shape& s) {
     return true;
 }
 
-// Var v's record takes what the state inferred for it.
-void apply_inferred_var(Graph& g, const InferState& state, uint32_t v) {
+// Var v's record takes what the state inferred for it. Inlined into the loops:
+// as a call per var it was about a third of applying a state.
+[[gnu::always_inline]] inline void apply_inferred_var(Graph& g, const InferState& state, uint32_t v) {
     if (state.dtypes[v].valid) g.vars.dtype[v] = state.dtypes[v];
     const Shape& s = state.shapes[v];
     if (s.known() && !records(g.var_shape(VarId(v)), s)) g.vars.shape[v] = g.add_dims(s.dims());
