@@ -87,30 +87,28 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     // Operators from this index on were added by the passes below; validate()
     // accepted the rest.
     size_t first_added = original.oprs.size();
+    // The passes, the checks and the writer read dtypes and shapes through
+    // `inferred` (an empty state reads through to the var table), never the
+    // copy's table alone: writing a whole state into the copy's table was a
+    // fifth of what inference added to a dump of a transformer nobody had
+    // inferred (tests/dump_never_inferred_test.cpp checks the bytes).
     auto copy_once = [&] {
         if (g != &original) return;
         rewritten = original;
-        // The passes read shapes from the var table (the norm rewrites need the input's).
-        ir::apply_inferred(rewritten, inferred);
-        // The copy's var table now holds what the state knew, so the passes and the
-        // writer go on exactly as for a graph inferred when it was made, from an
-        // empty state that reads through to the table: one path after the copy
-        // (tests/dump_never_inferred_test.cpp), and no copy of a whole graph's state
-        // into the rewrites' check (infer_rewritten takes its state by value).
-        inferred = ir::InferState{};
         g = &rewritten;
     };
     // Operators MegEngine's make folds away are never written, whatever the options.
     if (needs_make_folds(original, order, inferred)) {
         copy_once();
-        apply_make_folds(rewritten, order);
+        apply_make_folds(rewritten, order, inferred);
         order = ir::dump_order(rewritten);
         inferred = ir::infer_graph(rewritten, order);
     }
     // Copying the tables costs as much as writing a small model: only when needed.
     if (!options.no_change_graph && needs_compat_rewrites(*g, options.dump_format, order)) {
         copy_once();
-        const RewriteStats rewrites = apply_compat_rewrites(rewritten, options.dump_format, order);
+        const RewriteStats rewrites =
+            apply_compat_rewrites(rewritten, options.dump_format, order, {.known = &inferred});
         order = ir::dump_order(rewritten);
         ir::InferState after =
             infer_rewritten(rewritten, order, rewrites.first_added, rewrites.added_source, inferred);
@@ -120,13 +118,9 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
         // folds some of it: the LayerNorm rewrite's Reshape of the normalised
         // values back to the input's shape is the values themselves when that
         // shape is CONST (a real MegEngine refused FBS swin_v2_t, whose post-norms
-        // follow a Reshape to a constant). The check reads what the rewrites'
-        // check inferred; the folds themselves read the var table, so it takes
-        // that first, only when something folds (the writer reads the state).
+        // follow a Reshape to a constant).
         if (needs_make_folds(rewritten, order, inferred)) {
-            ir::apply_inferred(rewritten, inferred);
-            inferred = ir::InferState{};
-            apply_make_folds(rewritten, order);
+            apply_make_folds(rewritten, order, inferred);
             order = ir::dump_order(rewritten);
             inferred = ir::infer_graph(rewritten, order);
         }

@@ -1,11 +1,9 @@
 // A graph nothing inferred (tables written directly: Graph::inferred false, no
 // shape or dtype recorded for a computed var) is inferred by the dump itself
-// (engine/dump.cpp), and its checks read what was inferred (the make-fold check
-// of the graph as given among them). Once the dump copies the graph for its
-// passes, it writes what it inferred into the copy's var table and goes on from
-// an empty state, as for a graph the builder or a reader inferred: the bytes
-// must be the same either way, through the compatibility rewrites, the make
-// folds and the param dedup, in both formats.
+// (engine/dump.cpp), and every check, pass and writer after that reads what was
+// inferred (through the state; the copy the passes change keeps the table as
+// given): the bytes must be the same as the same graph built gives, through the
+// compatibility rewrites, the make folds and the param dedup, in both formats.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -60,7 +60,7 @@ RewriteStats apply_compat_rewrites(ir::Graph& g, DumpFormat format, std::span<co
     std::vector<std::exception_ptr> errors(candidates.size());
     auto build = [&](size_t i) {
         try {
-            passes::FragmentBuilder b(g, comp_nodes, candidates[i].opr);
+            passes::FragmentBuilder b(g, comp_nodes, candidates[i].opr, options.known);
             candidates[i].rule(b);
             fragments[i] = std::move(b).take();
         } catch (...) {

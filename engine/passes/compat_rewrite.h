@@ -11,6 +11,7 @@
 
 #include "engine/dump_options.h"
 #include "ir/graph.h"
+#include "ir/infer.h"
 
 namespace mgedump::engine {
 
@@ -33,6 +34,10 @@ struct CompatRewriteOptions {
     // (tbb::parallel_for); below it, serially. The resulting tables are identical
     // either way.
     size_t parallel_threshold = 256;
+    // The dtypes and shapes of g's vars when its var table lacks them (what a
+    // dump inferred for a graph nobody had inferred); null, or a var it does not
+    // know: the table's.
+    const ir::InferState* known = nullptr;
 };
 
 // The §9.1 rewrites for `format`, applied to g in place: every reachable operator whose

@@ -35,8 +35,8 @@ const ir::DType kFloat32 = ir::DType::of(ir::DTypeEnum::Float32);
 
 }  // namespace
 
-ir::DType effective_dtype(const ir::Graph& g, ir::VarId v) {
-    const ir::DType& d = g.vars.dtype[v.value];
+ir::DType effective_dtype(const ir::Graph& g, ir::VarId v, const ir::InferState* known) {
+    const ir::DType d = known ? known->dtype(g, v) : g.vars.dtype[v.value];
     return d.valid ? d : kFloat32;
 }
 
@@ -71,9 +71,16 @@ ir::StrId VarCompNodes::of(ir::VarId v) const {
 
 // --- FragmentBuilder: the source ---------------------------------------------------
 
-FragmentBuilder::FragmentBuilder(const ir::Graph& g, const VarCompNodes& comp_nodes, ir::OprId source)
-    : g_(g), comp_nodes_(comp_nodes), vocab_(vocab()), inputs_(g.inputs_of(source)) {
+FragmentBuilder::FragmentBuilder(const ir::Graph& g, const VarCompNodes& comp_nodes, ir::OprId source,
+                                 const ir::InferState* known)
+    : g_(g), known_(known), comp_nodes_(comp_nodes), vocab_(vocab()), inputs_(g.inputs_of(source)) {
     fragment_.source = source;
+}
+
+std::span<const uint32_t> FragmentBuilder::var_dims(ir::VarId v) const {
+    if (known_ && v.value < known_->shapes.size() && known_->shapes[v.value].known())
+        return known_->shapes[v.value].dims();
+    return g_.var_shape(v);
 }
 
 ir::VarId FragmentBuilder::input_var(size_t i) const {
@@ -118,7 +125,7 @@ uint64_t FragmentBuilder::uint_field(std::string_view name) const {
 // --- FragmentBuilder: emitting ----------------------------------------------------
 
 ir::DType FragmentBuilder::dtype(Ref r) const {
-    return r.local ? fragment_.ops[r.index].dtype : effective_dtype(g_, ir::VarId(r.index));
+    return r.local ? fragment_.ops[r.index].dtype : effective_dtype(g_, ir::VarId(r.index), known_);
 }
 
 Ref FragmentBuilder::add(ir::OpTypeId type, std::vector<ir::ParamValue> params, std::vector<Ref> inputs,

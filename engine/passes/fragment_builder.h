@@ -12,6 +12,7 @@
 #include "engine/passes/fragment.h"
 #include "engine/passes/op_vocab.h"
 #include "ir/graph.h"
+#include "ir/infer.h"
 
 namespace mgedump::engine::passes {
 
@@ -32,7 +33,11 @@ class VarCompNodes {
 
 class FragmentBuilder {
   public:
-    FragmentBuilder(const ir::Graph& g, const VarCompNodes& comp_nodes, ir::OprId source);
+    // `known`: the dtypes and shapes of the graph's vars when its var table lacks
+    // them (what a dump inferred for a graph nobody had inferred); null, or a var
+    // it does not know: the table's.
+    FragmentBuilder(const ir::Graph& g, const VarCompNodes& comp_nodes, ir::OprId source,
+                    const ir::InferState* known = nullptr);
 
     // --- the operator being replaced ---
     const ir::Graph& graph() const { return g_; }
@@ -49,6 +54,8 @@ class FragmentBuilder {
     uint64_t uint_field(std::string_view name) const;
     // "operator #3 'x' (GroupNorm)", for error messages.
     std::string describe() const;
+    // A graph var's dims, empty when not known (from `known`, else the table).
+    std::span<const uint32_t> var_dims(ir::VarId v) const;
 
     // --- what a rule emits ---
     ir::DType dtype(Ref r) const;
@@ -90,14 +97,16 @@ class FragmentBuilder {
                      ir::VarId like);
 
     const ir::Graph& g_;
+    const ir::InferState* known_;
     const VarCompNodes& comp_nodes_;
     const Vocab& vocab_;
     std::span<const ir::VarId> inputs_;
     Fragment fragment_;
 };
 
-// The dtype a var is treated as: its own, or Float32 (MegEngine's default, and what
-// every traced float graph uses) when the graph does not say.
-ir::DType effective_dtype(const ir::Graph& g, ir::VarId v);
+// The dtype a var is treated as: its own (from `known` when it knows it, else
+// the table's), or Float32 (MegEngine's default, and what every traced float
+// graph uses) when the graph does not say.
+ir::DType effective_dtype(const ir::Graph& g, ir::VarId v, const ir::InferState* known = nullptr);
 
 }  // namespace mgedump::engine::passes

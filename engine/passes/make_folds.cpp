@@ -261,7 +261,7 @@ struct Folder {
             b.set_output(Ref::var(f.var));
             return;
         }
-        Ref value = b.scalar_of(passes::effective_dtype(g, f.var), f.value, f.var);
+        Ref value = b.scalar_of(b.dtype(Ref::var(f.var)), f.value, f.var);
         b.set_output(b.broadcast(value, b.get_var_shape(Ref::var(f.var))));
     }
 };
@@ -275,7 +275,7 @@ bool needs_make_folds(const ir::Graph& g, std::span<const ir::OprId> order, cons
     return false;
 }
 
-uint32_t apply_make_folds(ir::Graph& g, std::span<const ir::OprId> first_order) {
+uint32_t apply_make_folds(ir::Graph& g, std::span<const ir::OprId> first_order, const ir::InferState& known) {
     uint32_t folded = 0;
     std::vector<ir::OprId> order(first_order.begin(), first_order.end());
     const ir::StrId default_comp_node = g.strings.intern("xpux:0");
@@ -285,14 +285,13 @@ uint32_t apply_make_folds(ir::Graph& g, std::span<const ir::OprId> first_order) 
         const passes::VarCompNodes comp_nodes(g, order, default_comp_node);
         std::vector<passes::Fragment> fragments;
         {
-            // The graph being changed records what it knows in its var table
-            // (apply_fragments gives the vars it adds theirs).
-            static const ir::InferState kFromTheTable;
-            const Folder folder{g, order, kFromTheTable};
+            // The vars a round adds are past `known`: the table has what
+            // apply_fragments gave them.
+            const Folder folder{g, order, known};
             for (ir::OprId o : order) {
                 const Folder::Fold f = folder.fold(o);
                 if (f.kind == Folder::Fold::None) continue;
-                FragmentBuilder b(g, comp_nodes, o);
+                FragmentBuilder b(g, comp_nodes, o, &known);
                 folder.write(f, b);
                 fragments.push_back(std::move(b).take());
             }

@@ -21,7 +21,7 @@ bool needs_make_folds(const ir::Graph& g, std::span<const ir::OprId> order, cons
 
 // Redirects every consumer and graph output of a folded operator's output to the
 // var MegEngine's make returns; folded operators become unreachable. Returns how
-// many were folded. Reads dtypes and shapes from the var table.
-uint32_t apply_make_folds(ir::Graph& g, std::span<const ir::OprId> order);
+// many were folded. Dtypes and shapes as needs_make_folds reads them.
+uint32_t apply_make_folds(ir::Graph& g, std::span<const ir::OprId> order, const ir::InferState& known);
 
 }  // namespace mgedump::engine

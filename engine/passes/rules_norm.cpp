@@ -39,7 +39,7 @@ struct Nchw {
 // MegEngine reads the shape through static inference at dump time; here it must be
 // in the graph.
 Nchw static_nchw(const FragmentBuilder& b, ir::VarId x) {
-    auto shape = b.graph().var_shape(x);
+    auto shape = b.var_dims(x);
     if (shape.empty())
         throw GraphError(
             fmt::format("{}: the compatibility rewrite needs the static 4-D shape of its input {}, but the "
@@ -73,7 +73,7 @@ int32_t group_size(const FragmentBuilder& b, const Nchw& s, int64_t groups) {
 // it flat); a static shape that says otherwise is refused.
 void check_elements(const FragmentBuilder& b, size_t i, uint64_t expected, std::string_view what) {
     const ir::VarId v = b.input_var(i);
-    auto shape = b.graph().var_shape(v);
+    auto shape = b.var_dims(v);
     if (shape.empty()) return;
     uint64_t elements = 1;
     for (uint32_t d : shape) elements *= d;
@@ -87,7 +87,7 @@ void check_elements(const FragmentBuilder& b, size_t i, uint64_t expected, std::
 // (N, C, H, W) — (1, C, 1, 1), (C, 1, 1) — else reshaped to (1, C, 1, 1).
 Ref per_channel(FragmentBuilder& b, size_t i, const Nchw& s, std::string_view what) {
     check_elements(b, i, static_cast<uint64_t>(s.c), what);
-    auto shape = b.graph().var_shape(b.input_var(i));
+    auto shape = b.var_dims(b.input_var(i));
     if (!shape.empty() && shape.size() <= 4) {
         // Aligned from the right, as Elemwise broadcasts.
         std::array<uint32_t, 4> aligned{1, 1, 1, 1};

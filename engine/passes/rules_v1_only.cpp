@@ -30,7 +30,7 @@ void rewrite_layer_norm(FragmentBuilder& b) {
     const ir::VarId x_var = b.input_var(0);
     const uint64_t normalized_dim = b.uint_field("normalized_dim");
     const float eps = static_cast<float>(b.float_field("eps"));
-    const size_t ndim = b.graph().var_shape(x_var).size();
+    const size_t ndim = b.var_dims(x_var).size();
     // MegEngine reads the input's ndim at dump time; here the graph must carry it.
     if (ndim == 0)
         throw GraphError(
