@@ -11,6 +11,7 @@
 #include "ir/error.h"
 #include "ir/builder.h"
 #include "spec_vectors.h"
+#include "tests/never_inferred.h"
 
 namespace mgedump::test {
 
@@ -41,20 +42,5 @@ inline std::vector<uint8_t> appendix_c_v2() { return spec_hex_dump("### C.2 FBS_
 // MegEngine writes it (760 bytes) — what dumping the Appendix C graph, or
 // converting C.2 to FBS_V2, gives.
 inline std::vector<uint8_t> appendix_c_v3_shapes() { return spec_hex_dump("### C.3 FBS_V2"); }
-
-// `g` as tables written directly would give it: marked never inferred, with
-// neither a shape nor a dtype recorded for a var an operator computes (the vars
-// that hold a tensor, an input or a constant, keep the tensor's). The dump
-// infers such a graph itself (engine/dump.cpp), and must write what it writes
-// for `g`.
-inline ir::Graph as_never_inferred(ir::Graph g) {
-    g.inferred = false;
-    for (uint32_t v = 0; v < g.vars.size(); ++v) {
-        if (g.oprs.tensors[g.vars.owner[v].value].count != 0) continue;
-        g.vars.shape[v] = ir::Range{};
-        g.vars.dtype[v] = ir::DType::none();
-    }
-    return g;
-}
 
 }  // namespace mgedump::test

@@ -79,7 +79,8 @@ RewriteStats apply_compat_rewrites(ir::Graph& g, DumpFormat format, std::span<co
         if (e) std::rethrow_exception(e);
 
     stats.first_added = static_cast<uint32_t>(g.oprs.size());
-    stats.added_operators = passes::apply_fragments(g, fragments, &stats.replacements, &stats.added_source);
+    stats.added_operators =
+        passes::apply_fragments(g, fragments, &stats.replacements, &stats.added_source, options.known);
     for (const Fragment& f : fragments) {
         if (f.outputs.empty())
             ++stats.marked_volatile;

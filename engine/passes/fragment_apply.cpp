@@ -72,7 +72,7 @@ class ConstantPool {
 
 uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments,
                          std::vector<std::pair<ir::VarId, ir::VarId>>* replaced_vars,
-                         std::vector<ir::OprId>* sources) {
+                         std::vector<ir::OprId>* sources, const ir::InferState* known) {
     const Vocab& v = vocab();
     const size_t old_var_count = g.vars.size();
     const size_t old_opr_count = g.oprs.size();
@@ -119,8 +119,12 @@ uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments,
                 f.outputs[k].local && f.ops[f.outputs[k].index].type != v.immutable_tensor;
             if (created_here) {
                 g.vars.name[new_var.value] = g.vars.name[old_var.value];
-                if (g.vars.shape[new_var.value].empty())
-                    g.vars.shape[new_var.value] = g.vars.shape[old_var.value];
+                if (g.vars.shape[new_var.value].empty()) {
+                    if (known && old_var.value < known->shapes.size() && known->shapes[old_var.value].known())
+                        g.vars.shape[new_var.value] = g.add_dims(known->shapes[old_var.value].dims());
+                    else
+                        g.vars.shape[new_var.value] = g.vars.shape[old_var.value];
+                }
             }
         }
         const uint32_t volatile_count = std::min(f.volatile_outputs, source_outputs.count);

@@ -300,7 +300,7 @@ uint32_t apply_make_folds(ir::Graph& g, std::span<const ir::OprId> first_order, 
         folded += static_cast<uint32_t>(fragments.size());
         std::vector<ir::StrId> names;
         for (ir::VarId out : g.outputs) names.push_back(g.vars.name[out.value]);
-        passes::apply_fragments(g, fragments);
+        passes::apply_fragments(g, fragments, nullptr, nullptr, &known);
         // A requested output keeps the name it was asked for, as naming the var
         // MegEngine's make returned would; an input, constant or param keeps its own.
         for (size_t i = 0; i < g.outputs.size(); ++i) {
