@@ -110,10 +110,9 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
         const RewriteStats rewrites =
             apply_compat_rewrites(rewritten, options.dump_format, order, {.known = &inferred});
         order = ir::dump_order(rewritten);
-        ir::InferState after =
-            infer_rewritten(rewritten, order, rewrites.first_added, rewrites.added_source, inferred);
-        check_rewrites_keep_vars(rewritten, inferred, after, rewrites.replacements);
-        inferred = std::move(after);
+        inferred = infer_rewritten(rewritten, order, rewrites.first_added, rewrites.added_source,
+                                   std::move(inferred));
+        check_rewrites_keep_vars(rewritten, inferred, rewrites.replacements);
         // MegEngine's loader builds what the rewrites wrote with make too, and make
         // folds some of it: the LayerNorm rewrite's Reshape of the normalised
         // values back to the input's shape is the values themselves when that

@@ -30,11 +30,11 @@ ir::InferState infer_rewritten(const ir::Graph& g, std::span<const ir::OprId> or
     return state;
 }
 
-void check_rewrites_keep_vars(const ir::Graph& g, const ir::InferState& before, const ir::InferState& after,
+void check_rewrites_keep_vars(const ir::Graph& g, const ir::InferState& state,
                               std::span<const std::pair<ir::VarId, ir::VarId>> replacements) {
     for (const auto& [old_var, new_var] : replacements) {
-        const ir::DType d0 = before.dtype(g, old_var), d1 = after.dtype(g, new_var);
-        const ir::Shape s0 = before.shape(g, old_var), s1 = after.shape(g, new_var);
+        const ir::DType d0 = state.dtype(g, old_var), d1 = state.dtype(g, new_var);
+        const ir::Shape s0 = state.shape(g, old_var), s1 = state.shape(g, new_var);
         const bool dtype_differs = d0.valid && d1.valid && !(d0 == d1);
         const bool shape_differs = s0.known() && s1.known() && !(s0 == s1);
         if (!dtype_differs && !shape_differs) continue;

@@ -10,10 +10,6 @@
 
 namespace mgedump::engine {
 
-// Throws GraphError naming the operator, the output and both dtypes/shapes when a
-// replacement's inferred dtype or shape differs from the var it replaces.
-// `before`: inference of the graph before the rewrites (same var ids for the old
-// vars), `after`: of the rewritten graph `g`.
 // Infers what the rewrites added to `g` (the operators of `order` from index
 // `first_added` on), on top of `before` (the inference of the graph before them,
 // possibly empty: then the var table's record). The operators that were there
@@ -24,7 +20,14 @@ namespace mgedump::engine {
 ir::InferState infer_rewritten(const ir::Graph& g, std::span<const ir::OprId> order, uint32_t first_added,
                                std::span<const ir::OprId> added_source, ir::InferState before);
 
-void check_rewrites_keep_vars(const ir::Graph& g, const ir::InferState& before, const ir::InferState& after,
+// Throws GraphError naming the operator, the output and both dtypes/shapes when a
+// replacement's inferred dtype or shape differs from the var it replaces.
+// `state`: what infer_rewritten returned for the rewritten graph `g`. It still
+// holds what was inferred for the replaced vars (it sets only the outputs of the
+// operators the rewrites added, and takes a var it did not know from the table,
+// as reading the state before would), so the state before the rewrites need not
+// be kept as a copy to compare with.
+void check_rewrites_keep_vars(const ir::Graph& g, const ir::InferState& state,
                               std::span<const std::pair<ir::VarId, ir::VarId>> replacements);
 
 }  // namespace mgedump::engine
