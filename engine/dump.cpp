@@ -75,9 +75,8 @@ Dumped dump_graph(const ir::Graph& original, const DumpOptions& options, formats
     // table holds the result (an empty state reads through to it).
     ir::InferState inferred;
     if (!original.inferred) inferred = ir::infer_graph(original, order);
-    // Of the graph as given (spec §8), with the dtypes just inferred, which the
-    // passes below fold into a copy's table and forget; written once the dump
-    // has succeeded.
+    // Of the graph as given (spec §8), with the dtypes just inferred (the state
+    // moves on to the rewritten graph below); written once the dump has succeeded.
     std::optional<formats::StripInfo> strip_info;
     if (options.strip_info_file) strip_info = compute_strip_info(original, inferred);
 
