@@ -1,6 +1,6 @@
-// A graph as tables written directly would give it, for the tests and the fuzz
-// targets that check the dump of a graph nobody inferred against the dump of
-// the same graph built or read.
+// A graph as tables written directly would give it, for the tests, the fuzz
+// targets and the compare driver, which dump a graph nobody inferred and the
+// same graph built or read.
 #pragma once
 
 #include "ir/graph.h"

@@ -15,6 +15,7 @@
 #include "formats/onnx/onnx_proto.h"
 #include "ir/infer.h"
 #include "ir/order.h"
+#include "tests/never_inferred.h"
 
 namespace mgedump::bench {
 namespace {
@@ -58,18 +59,11 @@ ComparisonRow compare_model(const ModelUnderTest& model, engine::DumpFormat form
         row.file_bytes = d.result.tot_bytes;
     }
 
-    // The same graph as a hand-assembled one reaches the dump: never inferred, and
-    // no dtype or shape recorded for a var an operator computes (a var holding a
-    // tensor keeps the tensor's), so the dump infers it (engine/dump.cpp) right
-    // after validating it, and what it then writes into a copy's var table is
-    // new there too. Its bytes must be the inferred graph's.
-    ir::Graph uninferred = model.graph;
-    uninferred.inferred = false;
-    for (uint32_t v = 0; v < uninferred.vars.size(); ++v) {
-        if (uninferred.oprs.tensors[uninferred.vars.owner[v].value].count != 0) continue;
-        uninferred.vars.shape[v] = ir::Range{};
-        uninferred.vars.dtype[v] = ir::DType::none();
-    }
+    // The same graph as a hand-assembled one reaches the dump: never inferred, with
+    // no dtype or shape recorded for a var an operator computes
+    // (tests/never_inferred.h), so the dump infers it (engine/dump.cpp) right after
+    // validating it. Its bytes must be the inferred graph's.
+    const ir::Graph uninferred = test::as_never_inferred(model.graph);
     {
         std::vector<std::byte> again;
         engine::Dumped d = engine::dump_graph(uninferred, options, &scratch, into_warm(again));
