@@ -110,10 +110,24 @@ struct InferState {
         value_pool.push_back(std::move(value));
         return value_pool.back().get();
     }
+    // "What inference found, else the graph's record", the one lookup every pass
+    // that reads a state makes (a state may be empty: it then reads through to the
+    // graph). Inline: the passes read one or two per operator.
+    //
     // The inferred dtype, else the graph's.
-    DType dtype(const Graph& g, VarId v) const;
-    // The inferred shape, else the one the graph records (a loaded file's).
-    Shape shape(const Graph& g, VarId v) const;
+    DType dtype(const Graph& g, VarId v) const {
+        if (v.value < dtypes.size() && dtypes[v.value].valid) return dtypes[v.value];
+        return g.vars.dtype[v.value];
+    }
+    // Whether inference knows v's shape (not the graph's record).
+    bool knows_shape(VarId v) const { return v.value < shapes.size() && shapes[v.value].known(); }
+    // The inferred dims, else the ones the graph records (a loaded file's): a view
+    // of the state or of the graph, so empty when neither knows them.
+    std::span<const uint32_t> dims(const Graph& g, VarId v) const {
+        return knows_shape(v) ? shapes[v.value].dims() : g.var_shape(v);
+    }
+    // The same as a Shape.
+    Shape shape(const Graph& g, VarId v) const { return knows_shape(v) ? shapes[v.value] : Shape::of(g.var_shape(v)); }
 };
 
 // Infers `o`'s outputs from its inputs (already inferred) and params into

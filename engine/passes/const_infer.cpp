@@ -94,8 +94,7 @@ ConstInfer::ConstInfer(const ir::Graph& g, std::span<const ir::OprId> order, con
         for (uint32_t k = 0; k < outs.count; ++k) {
             // A shape inference does not know is not static at all.
             const uint32_t out = outs.begin + k;
-            const bool shape_known = (out < known.shapes.size() && known.shapes[out].known()) ||
-                                     !g.var_shape(ir::VarId(out)).empty();
+            const bool shape_known = !known.dims(g, ir::VarId(out)).empty();
             shape[out] = s && shape_known;
             value[out] = v && shape_known;
         }

@@ -120,7 +120,8 @@ uint32_t apply_fragments(ir::Graph& g, std::span<Fragment> fragments,
             if (created_here) {
                 g.vars.name[new_var.value] = g.vars.name[old_var.value];
                 if (g.vars.shape[new_var.value].empty()) {
-                    if (known && old_var.value < known->shapes.size() && known->shapes[old_var.value].known())
+                    // Not known->dims(): add_dims would append to the table that view may point into.
+                    if (known && known->knows_shape(old_var))
                         g.vars.shape[new_var.value] = g.add_dims(known->shapes[old_var.value].dims());
                     else
                         g.vars.shape[new_var.value] = g.vars.shape[old_var.value];

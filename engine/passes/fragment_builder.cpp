@@ -78,9 +78,7 @@ FragmentBuilder::FragmentBuilder(const ir::Graph& g, const VarCompNodes& comp_no
 }
 
 std::span<const uint32_t> FragmentBuilder::var_dims(ir::VarId v) const {
-    if (known_ && v.value < known_->shapes.size() && known_->shapes[v.value].known())
-        return known_->shapes[v.value].dims();
-    return g_.var_shape(v);
+    return known_ ? known_->dims(g_, v) : g_.var_shape(v);
 }
 
 ir::VarId FragmentBuilder::input_var(size_t i) const {

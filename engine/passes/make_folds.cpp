@@ -53,17 +53,8 @@ struct Folder {
     mutable std::optional<ir::InferState> values;
     mutable std::vector<uint8_t> inferred;  // by OprId: in `values` already
 
-    // x's dtype, inferred else recorded: InferState::dtype, inline here (the
-    // check reads up to two per operator).
-    ir::DType dtype(ir::VarId x) const {
-        if (x.value < known.dtypes.size() && known.dtypes[x.value].valid) return known.dtypes[x.value];
-        return g.vars.dtype[x.value];
-    }
-    // x's dims, inferred else recorded (a view of `known` or of the graph).
-    std::span<const uint32_t> dims(ir::VarId x) const {
-        if (x.value < known.shapes.size() && known.shapes[x.value].known()) return known.shapes[x.value].dims();
-        return g.var_shape(x);
-    }
+    ir::DType dtype(ir::VarId x) const { return known.dtype(g, x); }
+    std::span<const uint32_t> dims(ir::VarId x) const { return known.dims(g, x); }
     ir::OpTypeId type_of(ir::VarId x) const { return g.oprs.type[g.vars.owner[x.value].value]; }
     ir::OprId owner(ir::VarId x) const { return g.vars.owner[x.value]; }
 

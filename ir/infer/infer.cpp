@@ -98,16 +98,6 @@ void InferState::adopt_var(const Graph& g, VarId var) {
     // a rule first reads it.
 }
 
-DType InferState::dtype(const Graph& g, VarId v) const {
-    if (v.value < dtypes.size() && dtypes[v.value].valid) return dtypes[v.value];
-    return g.vars.dtype[v.value];
-}
-
-Shape InferState::shape(const Graph& g, VarId v) const {
-    if (v.value < shapes.size() && shapes[v.value].known()) return shapes[v.value];
-    return Shape::of(g.var_shape(v));
-}
-
 namespace {
 
 // Inlined into the walks: as a call it was a sixth of the dispatch.
