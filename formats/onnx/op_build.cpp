@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <utility>
 
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/values.h"
@@ -56,15 +59,37 @@ ir::VarId pick_along(Importer& c, ir::VarId x, int64_t axis, int64_t k) {
     return c.emit("Subtensor", {x, c.const_i32({k})}, {{"items", std::vector{pick}}});
 }
 
+namespace {
+
+// The values an integer dtype of onnx_var_dtype holds (INT64 is held as Int32).
+std::pair<int64_t, int64_t> integer_range(ir::DTypeEnum t) {
+    switch (t) {
+        case ir::DTypeEnum::Int8: return {std::numeric_limits<int8_t>::min(), std::numeric_limits<int8_t>::max()};
+        case ir::DTypeEnum::Uint8: return {0, std::numeric_limits<uint8_t>::max()};
+        case ir::DTypeEnum::Int16: return {std::numeric_limits<int16_t>::min(), std::numeric_limits<int16_t>::max()};
+        case ir::DTypeEnum::Uint16: return {0, std::numeric_limits<uint16_t>::max()};
+        default: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    }
+}
+
+}  // namespace
+
 ir::VarId scalar_as(Importer& c, double value, int32_t elem_type) {
     const ir::DTypeEnum dtype = onnx_var_dtype(elem_type, c);
     if (dtype == ir::DTypeEnum::Float32) return c.const_f32(static_cast<float>(value));
     if (dtype == ir::DTypeEnum::Float16 || dtype == ir::DTypeEnum::BFloat16)
         return c.emit("TypeCvt", {c.const_f32(static_cast<float>(value))}, {{"dtype", ir::DType::of(dtype)}});
     if (dtype == ir::DTypeEnum::Bool) c.fail("a Bool operand has no numeric constant");
-    if (value != static_cast<double>(static_cast<int64_t>(value)))
+    // Checked before any cast: casting a NaN or a value past int64 is undefined
+    // (fuzz_onnx found Shrink's lambd NaN on Int8), and a value past the operand's
+    // dtype would wrap in the TypeCvt and compare or add as another number.
+    if (!std::isfinite(value) || value != std::trunc(value))
         c.fail(fmt::format("the constant {} is not a whole number, the operand is {}", value,
                            onnx_elem_name(elem_type)));
+    const auto [lowest, highest] = integer_range(dtype);
+    if (value < lowest || value > highest)
+        c.fail(fmt::format("the constant {} does not fit the {} operand (held as {}: {} to {})", value,
+                           onnx_elem_name(elem_type), ir::dtype_name(dtype), lowest, highest));
     ir::VarId v = c.const_i32({static_cast<int64_t>(value)});
     if (dtype == ir::DTypeEnum::Int32) return v;
     return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(dtype)}});

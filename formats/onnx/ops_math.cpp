@@ -131,8 +131,8 @@ void thresholded_relu(Importer& c) {
 }
 
 // x < −lambd ? x + bias : (x > lambd ? x − bias : 0). With lambd ≥ 0 at most one
-// side holds, so the sum of SWITCH_GT0(−x − lambd, x + bias) and
-// SWITCH_GT0(x − lambd, x − bias) is the result.
+// side holds, so for floats the sum of SWITCH_GT0(−x − lambd, x + bias) and
+// SWITCH_GT0(x − lambd, x − bias) is the result; integers compare instead (below).
 void shrink(Importer& c) {
     c.check_attrs({"bias", "lambd"});
     const int32_t t = c.input(0).elem_type;
@@ -142,6 +142,21 @@ void shrink(Importer& c) {
     if (lambd < 0) c.fail(fmt::format("lambd {} is negative (both sides would overlap); not supported", lambd));
     ir::VarId x = c.var(0);
     ir::VarId l = scalar_as(c, lambd, t), b = scalar_as(c, bias, t);
+    if (is_integer_type(t)) {
+        // Compared, not subtracted: x − lambd wraps near the type's limits (in Int8,
+        // −128 − 127 is 1), and SWITCH_GT0 of a wrapped difference took the wrong
+        // side. LT gives 0 or 1 in x's dtype, which keeps x ± bias only where its
+        // side's test holds. An unsigned x is never below −lambd ≤ 0.
+        const ir::DTypeEnum dtype = onnx_var_dtype(t, c);
+        const bool is_unsigned = dtype == ir::DTypeEnum::Uint8 || dtype == ir::DTypeEnum::Uint16;
+        ir::VarId y = elemwise(c, "MUL", {elemwise(c, "LT", {l, x}), elemwise(c, "SUB", {x, b})});
+        if (!is_unsigned) {
+            ir::VarId below = elemwise(c, "LT", {x, scalar_as(c, -lambd, t)});
+            y = elemwise(c, "ADD", {elemwise(c, "MUL", {below, elemwise(c, "ADD", {x, b})}), y});
+        }
+        set_like_input(c, y);
+        return;
+    }
     ir::VarId low = elemwise(c, "SWITCH_GT0",
                              {elemwise(c, "SUB", {elemwise(c, "NEGATE", {x}), l}), elemwise(c, "ADD", {x, b})});
     ir::VarId high = elemwise(c, "SWITCH_GT0", {elemwise(c, "SUB", {x, l}), elemwise(c, "SUB", {x, b})});
