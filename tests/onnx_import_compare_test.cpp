@@ -126,6 +126,12 @@ TEST(OnnxCompare, ModFollowsNumpyForFmod0AndCForFmod1) {
     EXPECT_EQ(binary("Mod", OnnxType::INT32, a, b, OnnxType::INT32), (D{0, -2, 5, 0, 2, 3}));
     EXPECT_EQ(binary("Mod", OnnxType::INT64, a, b, OnnxType::INT64, fmod), (D{0, 1, 5, 0, -1, 3}));
     expect_near_all(binary("Mod", OnnxType::FLOAT, {-4.5, 7.5}, {2, -2}, OnnxType::FLOAT, fmod), {-0.5, 1.5});
+    // At Int8's minimum: numpy.fmod(-128, 3) = -2 (-128 = -42·3 - 2). Through |x| it
+    // was -1: |-128| wraps to -128, whose numpy mod 3 is 1.
+    EXPECT_EQ(binary("Mod", OnnxType::INT8, {-128, -128, -128, 127}, {3, -3, 127, -128}, OnnxType::INT8, fmod),
+              (D{-2, -2, -1, 127}));
+    EXPECT_EQ(binary("Mod", OnnxType::INT8, {-128, -128, -128, 127}, {3, -3, 127, -128}, OnnxType::INT8),
+              (D{1, -2, 126, -1}));
 }
 
 TEST(OnnxCompare, ModRefusesFmod0OnFloats) {

@@ -170,7 +170,8 @@ void mean(Importer& c) {
 // fmod=0: the remainder takes the divisor's sign (numpy's mod), which is MegEngine's
 // integer MOD ((y + x % y) % y); ONNX allows it for integers only. fmod=1: C's fmod,
 // the dividend's sign: MegEngine's float MOD is fmodf; for signed integers it is
-// sign(x)·(|x| mod |y|), for unsigned ones the same as fmod=0.
+// numpy's remainder moved to the dividend's side (below), for unsigned ones the
+// same as fmod=0.
 void mod(Importer& c) {
     c.check_attrs({"fmod"});
     same_types(c, 2);
@@ -186,8 +187,12 @@ void mod(Importer& c) {
         if (!fmod || is_unsigned) {
             y = elemwise(c, "MOD", {c.var(0), c.var(1)});
         } else {
-            ir::VarId r = elemwise(c, "MOD", {elemwise(c, "ABS", {c.var(0)}), elemwise(c, "ABS", {c.var(1)})});
-            y = elemwise(c, "MUL", {elemwise(c, "SIGN", {c.var(0)}), r});
+            // numpy's r less b where r (the divisor's sign, 0 when exact) and x differ
+            // in sign. Not sign(x)·(|x| mod |y|): |x| wraps for the type's minimum.
+            ir::VarId r = elemwise(c, "MOD", {c.var(0), c.var(1)});
+            ir::VarId signs = elemwise(c, "MUL", {elemwise(c, "SIGN", {c.var(0)}), elemwise(c, "SIGN", {r})});
+            ir::VarId differ = elemwise(c, "LT", {signs, scalar_as(c, 0, t)});
+            y = elemwise(c, "SUB", {r, elemwise(c, "MUL", {differ, c.var(1)})});
         }
     } else {
         c.fail(fmt::format("Mod of {} is not defined", onnx_elem_name(t)));

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "formats/onnx/onnx_proto.h"
+#include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
@@ -83,22 +84,12 @@ void unary(Importer& c) {
 
 bool is_unsigned(int32_t t) { return t == P::UINT8 || t == P::UINT16 || t == P::UINT32 || t == P::UINT64; }
 
-ir::VarId elemwise(Importer& c, const char* mode, std::vector<ir::VarId> in) {
-    return c.emit("Elemwise", std::move(in), {{"mode", mode}});
-}
-
-// Whether input i is a constant whose every element is > 0 (a divisor whose sign
-// need not be taken apart).
-bool positive_const(Importer& c, size_t i) {
-    if (!c.is_const(i)) return false;
-    auto v = decode_ints(c.input(i));
-    return v && std::all_of(v->begin(), v->end(), [](int64_t x) { return x > 0; });
-}
-
 // ONNX's integer Div truncates toward zero (onnx.reference: np.divide, then cast
 // back to the input type; ONNX Runtime divides in C). MegEngine's int division is
-// FLOOR_DIV, the same for unsigned types; for signed ones the quotient is
-// sign(a)·sign(b)·⌊|a| / |b|⌋.
+// FLOOR_DIV, the same for unsigned types; for signed ones the floor is one below
+// the truncation where the division is inexact and the quotient negative, that
+// is where r = MOD(a, b) (the divisor's sign, 0 when exact) and a differ in sign.
+// Not sign(a)·sign(b)·⌊|a| / |b|⌋: |a| wraps for the type's minimum (Int8 −128).
 void divide(Importer& c) {
     c.check_attrs({});
     if (any_runtime_shape(c, 2)) return elemwise_of_runtime_shapes(c, "TRUE_DIV", 2, /*float_only=*/true);
@@ -119,12 +110,10 @@ void divide(Importer& c) {
     if (is_unsigned(elem)) {
         y = elemwise(c, "FLOOR_DIV", {c.var(0), c.var(1)});
     } else {
-        const bool b_positive = positive_const(c, 1);
-        ir::VarId abs_a = elemwise(c, "ABS", {c.var(0)});
-        ir::VarId abs_b = b_positive ? c.var(1) : elemwise(c, "ABS", {c.var(1)});
-        ir::VarId sign = elemwise(c, "SIGN", {c.var(0)});
-        if (!b_positive) sign = elemwise(c, "MUL", {sign, elemwise(c, "SIGN", {c.var(1)})});
-        y = elemwise(c, "MUL", {sign, elemwise(c, "FLOOR_DIV", {abs_a, abs_b})});
+        ir::VarId r = elemwise(c, "MOD", {c.var(0), c.var(1)});
+        ir::VarId signs = elemwise(c, "MUL", {elemwise(c, "SIGN", {c.var(0)}), elemwise(c, "SIGN", {r})});
+        ir::VarId below = elemwise(c, "LT", {signs, scalar_as(c, 0, elem)});
+        y = elemwise(c, "ADD", {elemwise(c, "FLOOR_DIV", {c.var(0), c.var(1)}), below});
     }
     c.set_output_var(0, y, elem, *shape);
 }
