@@ -158,10 +158,10 @@ struct EveryOperator {
 //
 // Shapes value-initialised: an unknown Shape is all zeros, so GCC fills them with
 // one memset, where copies of Shape{} were a loop of two stores per var. Dtypes
-// copied from a constant in memory: one 8-byte store per var, where GCC built
-// DType::none() in place with a store per member.
+// copied from a static copy of DType::none(): an 8-byte load and store per var,
+// where GCC built DType::none() in place with a store per member.
 InferState unknown_state(size_t vars) {
-    static constexpr DType kUnknownDType{DTypeEnum::Float32, 0, false, 0, 0.0f};  // DType::none()
+    static const DType kUnknownDType = DType::none();
     InferState state;
     state.dtypes = std::vector<DType>(vars, kUnknownDType);
     state.shapes = std::vector<Shape>(vars);
