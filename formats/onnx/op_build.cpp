@@ -153,6 +153,13 @@ bool is_integer_type(int32_t t) {
            t == P::UINT16 || t == P::UINT32 || t == P::UINT64;
 }
 
+bool is_unsigned_type(int32_t t) { return t == P::UINT8 || t == P::UINT16 || t == P::UINT32 || t == P::UINT64; }
+
+ir::VarId remainder_sign_differs(Importer& c, ir::VarId a, ir::VarId r, int32_t elem_type) {
+    ir::VarId signs = elemwise(c, "MUL", {elemwise(c, "SIGN", {a}), elemwise(c, "SIGN", {r})});
+    return elemwise(c, "LT", {signs, scalar_as(c, 0, elem_type)});
+}
+
 void require_float(Importer& c, size_t i) {
     const int32_t t = c.input(i).elem_type;
     if (!is_float_type(t))

@@ -55,6 +55,12 @@ ir::VarId log_softmax_over(Importer& c, ir::VarId v, int64_t axis);
 
 bool is_float_type(int32_t elem_type);
 bool is_integer_type(int32_t elem_type);  // signed or unsigned, not Bool
+bool is_unsigned_type(int32_t elem_type);  // UINT8 … UINT64
+// 1 where `a` and `r` (a remainder of a / b from MOD, which takes b's sign and is
+// 0 when the division is exact) differ in sign, else 0, in their integer type
+// `elem_type`: where truncating division and fmod part from MegEngine's floor
+// division and MOD. No intermediate value can wrap (|a| would at the type's minimum).
+ir::VarId remainder_sign_differs(Importer& c, ir::VarId a, ir::VarId r, int32_t elem_type);
 // Fails unless input i has a float element type (FLOAT, FLOAT16, DOUBLE, BFLOAT16).
 void require_float(Importer& c, size_t i);
 

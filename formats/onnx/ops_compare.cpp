@@ -183,15 +183,13 @@ void mod(Importer& c) {
         if (!fmod) c.fail("fmod=0 on a float type (ONNX requires fmod=1 for floats)");
         y = elemwise(c, "MOD", {c.var(0), c.var(1)});
     } else if (is_integer_type(t)) {
-        const bool is_unsigned = t == P::UINT8 || t == P::UINT16 || t == P::UINT32 || t == P::UINT64;
-        if (!fmod || is_unsigned) {
+        if (!fmod || is_unsigned_type(t)) {
             y = elemwise(c, "MOD", {c.var(0), c.var(1)});
         } else {
-            // numpy's r less b where r (the divisor's sign, 0 when exact) and x differ
+            // numpy's r less y where r (the divisor's sign, 0 when exact) and x differ
             // in sign. Not sign(x)·(|x| mod |y|): |x| wraps for the type's minimum.
             ir::VarId r = elemwise(c, "MOD", {c.var(0), c.var(1)});
-            ir::VarId signs = elemwise(c, "MUL", {elemwise(c, "SIGN", {c.var(0)}), elemwise(c, "SIGN", {r})});
-            ir::VarId differ = elemwise(c, "LT", {signs, scalar_as(c, 0, t)});
+            ir::VarId differ = remainder_sign_differs(c, c.var(0), r, t);
             y = elemwise(c, "SUB", {r, elemwise(c, "MUL", {differ, c.var(1)})});
         }
     } else {

@@ -82,8 +82,6 @@ void unary(Importer& c) {
     c.set_output_var(0, c.emit("Elemwise", {c.var(0)}, {{"mode", kMode}}), x.elem_type, x.shape);
 }
 
-bool is_unsigned(int32_t t) { return t == P::UINT8 || t == P::UINT16 || t == P::UINT32 || t == P::UINT64; }
-
 // ONNX's integer Div truncates toward zero (onnx.reference: np.divide, then cast
 // back to the input type; ONNX Runtime divides in C). MegEngine's int division is
 // FLOOR_DIV, the same for unsigned types; for signed ones the floor is one below
@@ -107,12 +105,11 @@ void divide(Importer& c) {
                            onnx_elem_name(b.elem_type)));
     if (elem == P::BOOL) c.fail("Div of BOOL is not defined");
     ir::VarId y;
-    if (is_unsigned(elem)) {
+    if (is_unsigned_type(elem)) {
         y = elemwise(c, "FLOOR_DIV", {c.var(0), c.var(1)});
     } else {
         ir::VarId r = elemwise(c, "MOD", {c.var(0), c.var(1)});
-        ir::VarId signs = elemwise(c, "MUL", {elemwise(c, "SIGN", {c.var(0)}), elemwise(c, "SIGN", {r})});
-        ir::VarId below = elemwise(c, "LT", {signs, scalar_as(c, 0, elem)});
+        ir::VarId below = remainder_sign_differs(c, c.var(0), r, elem);
         y = elemwise(c, "ADD", {elemwise(c, "FLOOR_DIV", {c.var(0), c.var(1)}), below});
     }
     c.set_output_var(0, y, elem, *shape);

@@ -147,10 +147,8 @@ void shrink(Importer& c) {
         // −128 − 127 is 1), and SWITCH_GT0 of a wrapped difference took the wrong
         // side. LT gives 0 or 1 in x's dtype, which keeps x ± bias only where its
         // side's test holds. An unsigned x is never below −lambd ≤ 0.
-        const ir::DTypeEnum dtype = onnx_var_dtype(t, c);
-        const bool is_unsigned = dtype == ir::DTypeEnum::Uint8 || dtype == ir::DTypeEnum::Uint16;
         ir::VarId y = elemwise(c, "MUL", {elemwise(c, "LT", {l, x}), elemwise(c, "SUB", {x, b})});
-        if (!is_unsigned) {
+        if (!is_unsigned_type(t)) {
             ir::VarId below = elemwise(c, "LT", {x, scalar_as(c, -lambd, t)});
             y = elemwise(c, "ADD", {elemwise(c, "MUL", {below, elemwise(c, "ADD", {x, b})}), y});
         }
