@@ -1,5 +1,9 @@
 // Element-wise operators, Cast, Identity and Dropout.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
 
 #include "onnx_test_model.h"
 
@@ -198,6 +202,101 @@ TEST(OnnxElemwise, IntegerArithmeticOnConstantsIsFolded) {
     ir::Graph g = m.import();
     EXPECT_EQ(compute_ops(g), (V{"Reshape", "Elemwise"}));
     EXPECT_EQ(input_ints(g, find_opr(g, "Reshape"), 1), (std::vector<int32_t>{1, 12}));
+}
+
+// A node on constants folded at import, then Cast to FLOAT and added to x (all
+// zeros), so that the folded values come out of an evaluated graph.
+std::vector<double> folded_through_float(OnnxModel& m, const std::string& folded, size_t n) {
+    m.input("x", {static_cast<int64_t>(n)}).output("y");
+    set_attr(m.node("Cast", {folded}, {"as_float"}), "to", int64_t{OnnxType::FLOAT});
+    m.node("Add", {"x", "as_float"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), V{"Elemwise"}) << "the constant arithmetic is folded";
+    return evaluate_values(g, {{"x", std::vector<double>(n, 0.0)}});
+}
+
+// Folded integer arithmetic stays in the operands' ONNX type, wrapping in its
+// width as numpy does (ONNX's reference): 200 + 100 in UINT8 is 44.
+TEST(OnnxElemwise, FoldedIntegerConstantsKeepTheirTypeAndWrapInIt) {
+    {
+        OnnxModel m;
+        const uint8_t a[] = {200, 3}, b[] = {100, 255};
+        m.initializer_bytes("a", {2}, OnnxType::UINT8, a, 2);
+        m.initializer_bytes("b", {2}, OnnxType::UINT8, b, 2);
+        m.node("Add", {"a", "b"}, {"s"});
+        EXPECT_EQ(folded_through_float(m, "s", 2), (std::vector<double>{44, 2}));
+    }
+    {
+        // Cast between integer types wraps: 300 → 44, -129 → 127 in INT8.
+        OnnxModel m;
+        const int32_t c[] = {300, -129};
+        m.initializer_bytes("c", {2}, OnnxType::INT32, c, sizeof c);
+        set_attr(m.node("Cast", {"c"}, {"i8"}), "to", int64_t{OnnxType::INT8});
+        EXPECT_EQ(folded_through_float(m, "i8", 2), (std::vector<double>{44, 127}));
+    }
+    {
+        // Neg of INT8's minimum is itself (np.negative on int8).
+        OnnxModel m;
+        const int8_t c[] = {-128, 5};
+        m.initializer_bytes("c", {2}, OnnxType::INT8, c, 2);
+        m.node("Neg", {"c"}, {"n"});
+        EXPECT_EQ(folded_through_float(m, "n", 2), (std::vector<double>{-128, -5}));
+    }
+    {
+        // Float to integer truncates toward zero (astype).
+        OnnxModel m;
+        m.initializer("f", {3}, {127.9f, -128.9f, -0.5f});
+        set_attr(m.node("Cast", {"f"}, {"i8"}), "to", int64_t{OnnxType::INT8});
+        EXPECT_EQ(folded_through_float(m, "i8", 3), (std::vector<double>{127, -128, 0}));
+    }
+    {
+        // FLOAT to DOUBLE: relabelled, its float bytes were read back as doubles.
+        OnnxModel m;
+        m.initializer("f", {2}, {1.5f, -2.25f});
+        set_attr(m.node("Cast", {"f"}, {"d"}), "to", int64_t{OnnxType::DOUBLE});
+        EXPECT_EQ(folded_through_float(m, "d", 2), (std::vector<double>{1.5, -2.25}));
+    }
+}
+
+TEST(OnnxElemwise, AFoldedCastToBoolIsABoolCondition) {
+    OnnxModel m;
+    m.input("x", {3}).input("z", {3}).output("y");
+    m.initializer("f", {3}, {0.5f, 0.0f, std::nanf("")});  // NaN is true, as numpy's
+    set_attr(m.node("Cast", {"f"}, {"cond"}), "to", int64_t{OnnxType::BOOL});
+    m.node("Where", {"cond", "x", "z"}, {"y"});
+    EXPECT_EQ(evaluate_values(m.import(), {{"x", {1, 2, 3}}, {"z", {-1, -2, -3}}}),
+              (std::vector<double>{1, -2, 3}));
+}
+
+TEST(OnnxElemwise, AFoldedCastOfAFloatOutsideTheIntegerTypeIsRefused) {
+    // ONNX leaves it undefined, and in C++ the conversion was undefined behaviour.
+    for (float v : {300.0f, -129.0f, std::nanf(""), std::numeric_limits<float>::infinity()}) {
+        OnnxModel m;
+        m.input("x", {1}).output("y");
+        m.initializer("f", {1}, {v});
+        auto& cast = m.node("Cast", {"f"}, {"i8"}, "cast");
+        set_attr(cast, "to", int64_t{OnnxType::INT8});
+        set_attr(m.node("Cast", {"i8"}, {"back"}), "to", int64_t{OnnxType::FLOAT});
+        m.node("Add", {"x", "back"}, {"y"});
+        const std::string error = import_error(m);
+        EXPECT_NE(error.find(fmt::format("node 'cast' (Cast): Cast of the constant {} to INT8: the value is outside "
+                                         "the type",
+                                         v)),
+                  std::string::npos)
+            << error;
+    }
+}
+
+TEST(OnnxElemwise, FoldedInt64DivisionOfTheMinimumByMinusOneDoesNotTrap) {
+    // INT64_MIN / -1 overflows: x86's idiv traps (SIGFPE). numpy's result wraps
+    // to INT64_MIN, which MegEngine's Int32 cannot hold: refused, no crash.
+    OnnxModel m;
+    m.input("x", {1}, OnnxType::INT64).output("y", OnnxType::INT64);
+    m.initializer_i64("a", {1}, {std::numeric_limits<int64_t>::min()});
+    m.initializer_i64("d", {1}, {-1});
+    m.node("Div", {"a", "d"}, {"q"});
+    m.node("Add", {"x", "q"}, {"y"});
+    EXPECT_NE(import_error(m).find("-9223372036854775808"), std::string::npos) << import_error(m);
 }
 
 // Integer Div and Pow keep ONNX's integer type and numbers (onnx.reference casts

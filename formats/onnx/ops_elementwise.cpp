@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 
 #include "formats/onnx/onnx_proto.h"
@@ -19,11 +20,15 @@ using P = onnx::TensorProto;
 
 bool is_integer(int32_t t) { return t != P::FLOAT && t != P::DOUBLE && t != P::FLOAT16 && t != P::BFLOAT16; }
 
-// Both inputs constant integers: compute the result with numpy broadcasting.
+// Both inputs constant integers: compute the result with numpy broadcasting, in
+// the operands' type (ONNX's Add, Sub, Mul and Div take two of one type): modulo
+// 2^64, then wrapped to the type's width, as numpy computes in that width. In
+// unsigned 64-bit arithmetic, where signed overflow (INT64 constants) would be
+// undefined behaviour.
 bool fold_integer_binary(Importer& c, std::string_view op, const Shape& out_shape) {
-    if (!c.is_const(0) || !c.is_const(1) || !is_integer(c.input(0).elem_type) ||
-        !is_integer(c.input(1).elem_type))
-        return false;
+    const int32_t type = c.input(0).elem_type;
+    auto foldable = [](int32_t t) { return is_int_elem_type(t) && t != P::UINT64; };  // UINT64: not decoded
+    if (!c.is_const(0) || !c.is_const(1) || !foldable(type) || !foldable(c.input(1).elem_type)) return false;
     std::vector<int64_t> a = c.const_ints(0, "operand"), b = c.const_ints(1, "operand");
     const Shape &sa = c.input(0).shape, &sb = c.input(1).shape;
     std::vector<int64_t> out(static_cast<size_t>(element_count(out_shape)));
@@ -43,20 +48,23 @@ bool fold_integer_binary(Importer& c, std::string_view op, const Shape& out_shap
         return idx;
     };
     for (int64_t k = 0; k < static_cast<int64_t>(out.size()); ++k) {
-        int64_t x = a[index_in(sa, k)], y = b[index_in(sb, k)];
+        const int64_t x = a[index_in(sa, k)], y = b[index_in(sb, k)];
+        const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
         if (op == "Add")
-            out[k] = x + y;
+            out[k] = static_cast<int64_t>(ux + uy);
         else if (op == "Sub")
-            out[k] = x - y;
+            out[k] = static_cast<int64_t>(ux - uy);
         else if (op == "Mul")
-            out[k] = x * y;
+            out[k] = static_cast<int64_t>(ux * uy);
         else if (op == "Div") {
             if (y == 0) c.fail("integer division by zero in a constant");
-            out[k] = x / y;
+            // Truncating, as numpy's divide cast back; the one quotient past
+            // INT64 wraps to the dividend.
+            out[k] = (x == INT64_MIN && y == -1) ? x : x / y;
         } else
             return false;
     }
-    c.set_output(0, int64_const(out, out_shape));
+    c.set_output(0, int_const_as(type, out, out_shape));
     return true;
 }
 
@@ -283,6 +291,31 @@ void dropout(Importer& c) {
         if (!c.node().output(static_cast<int>(k)).empty()) c.set_output(k, c.input(0));
 }
 
+// A float constant's element cast to integer type `to`, truncated toward zero,
+// as numpy's astype. ONNX leaves a value outside the type undefined (and in C++
+// the conversion is undefined behaviour): refused, with the value.
+int64_t float_to_int(const Importer& c, double d, int32_t to) {
+    if (to == P::BOOL) return d != 0;  // NaN is true, as numpy's
+    const double t = std::trunc(d);
+    double lo = 0, past_hi = 0;  // [lo, past_hi): powers of two, exact in a double
+    switch (to) {
+        case P::INT8: lo = -0x1p7, past_hi = 0x1p7; break;
+        case P::UINT8: past_hi = 0x1p8; break;
+        case P::INT16: lo = -0x1p15, past_hi = 0x1p15; break;
+        case P::UINT16: past_hi = 0x1p16; break;
+        case P::INT32: lo = -0x1p31, past_hi = 0x1p31; break;
+        case P::UINT32: past_hi = 0x1p32; break;
+        case P::INT64: lo = -0x1p63, past_hi = 0x1p63; break;
+        case P::UINT64: past_hi = 0x1p64; break;
+        default: break;
+    }
+    if (!(t >= lo && t < past_hi))  // NaN fails both
+        c.fail(fmt::format("Cast of the constant {} to {}: the value is outside the type, where ONNX leaves "
+                           "the result undefined",
+                           d, onnx_elem_name(to)));
+    return t >= 0x1p63 ? static_cast<int64_t>(static_cast<uint64_t>(t)) : static_cast<int64_t>(t);
+}
+
 // Input 0 as element type `to` (Cast's `to`, CastLike's input 1's type).
 void cast_to(Importer& c, int32_t to) {
     if (const Value& rx = c.runtime_input(0); rx.runtime_shape) {
@@ -298,24 +331,24 @@ void cast_to(Importer& c, int32_t to) {
     }
     const Value& x = c.input(0);
     if (to == x.elem_type) return c.set_output(0, x);
+    // A constant is cast here, when its values can be read (FLOAT16 ones, say,
+    // are not: a TypeCvt below). Also to DOUBLE: relabelled as one below, a FLOAT
+    // constant's bytes were read as doubles by the next node that read its values.
     if (x.is_const) {
-        if (is_integer(to)) {
-            auto ints = decode_ints(x);
+        const std::optional<std::vector<int64_t>> ints = decode_ints(x);
+        const std::optional<std::vector<double>> floats = ints ? std::nullopt : decode_floats(x);
+        if (is_int_elem_type(to) && (ints || floats)) {
             std::vector<int64_t> values;
             if (ints)
                 values = *ints;
             else
-                for (double d : c.const_floats(0, "input")) values.push_back(static_cast<int64_t>(d));
-            if (to == P::BOOL)
-                for (int64_t& b : values) b = b != 0;
-            c.set_output(0, int64_const(values, x.shape));
-            return;
+                for (double d : *floats) values.push_back(float_to_int(c, d, to));
+            return c.set_output(0, int_const_as(to, values, x.shape));
         }
-        if (to == P::FLOAT) {
-            std::vector<float> values;
-            for (double d : c.const_floats(0, "input")) values.push_back(static_cast<float>(d));
-            c.set_output(0, float_const(values, x.shape));
-            return;
+        if ((to == P::FLOAT || to == P::DOUBLE) && (ints || floats)) {
+            const std::vector<double> values = floats ? *floats : std::vector<double>(ints->begin(), ints->end());
+            return c.set_output(0, to == P::FLOAT ? float_const(std::vector<float>(values.begin(), values.end()), x.shape)
+                                                  : double_const(values, x.shape));
         }
     }
     ir::DTypeEnum dtype = onnx_var_dtype(to, c);
@@ -342,11 +375,13 @@ void cast_like(Importer& c) {
 // Integer constants (ONNX's LayerNormalization function negates its axis to get
 // the count of normalized axes) are negated at import; anything else is NEGATE.
 void negate(Importer& c) {
-    if (c.is_const(0) && is_integer(c.input(0).elem_type) && c.input(0).elem_type != P::BOOL) {
+    const int32_t type = c.input(0).elem_type;
+    if (c.is_const(0) && is_int_elem_type(type) && type != P::BOOL && type != P::UINT64) {
         c.check_attrs({});
         std::vector<int64_t> v = c.const_ints(0, "input");
-        for (int64_t& x : v) x = -x;
-        return c.set_output(0, int64_const(v, c.input(0).shape));
+        // Modulo 2^64, then in the input's width: -(-128) is -128 in INT8, as numpy's.
+        for (int64_t& x : v) x = static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(x));
+        return c.set_output(0, int_const_as(type, v, c.input(0).shape));
     }
     unary<kNeg>(c);
 }

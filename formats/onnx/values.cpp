@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 namespace mgedump::formats::onnx_import {
 namespace {
@@ -107,6 +108,53 @@ Value int64_const(const std::vector<int64_t>& values, Shape shape) {
 
 Value float_const(const std::vector<float>& values, Shape shape) {
     return bytes_const(P::FLOAT, std::move(shape), owned_bytes(values));
+}
+
+Value double_const(const std::vector<double>& values, Shape shape) {
+    return bytes_const(P::DOUBLE, std::move(shape), owned_bytes(values));
+}
+
+bool is_int_elem_type(int32_t t) {
+    switch (t) {
+        case P::INT8: case P::UINT8: case P::INT16: case P::UINT16: case P::INT32: case P::UINT32:
+        case P::INT64: case P::UINT64: case P::BOOL:
+            return true;
+        default:
+            return false;
+    }
+}
+
+namespace {
+// The conversion to T is modular (C++20) for every integer T.
+template <class T>
+std::shared_ptr<std::vector<std::byte>> wrapped_bytes(const std::vector<int64_t>& values) {
+    std::vector<T> out(values.size());
+    for (size_t k = 0; k < values.size(); ++k) out[k] = static_cast<T>(values[k]);
+    return owned_bytes(out);
+}
+}  // namespace
+
+Value int_const_as(int32_t elem_type, const std::vector<int64_t>& values, Shape shape) {
+    std::shared_ptr<std::vector<std::byte>> bytes;
+    switch (elem_type) {
+        case P::INT8: bytes = wrapped_bytes<int8_t>(values); break;
+        case P::UINT8: bytes = wrapped_bytes<uint8_t>(values); break;
+        case P::BOOL: {  // one byte, 0 or 1
+            std::vector<int64_t> truth(values.size());
+            for (size_t k = 0; k < values.size(); ++k) truth[k] = values[k] != 0;
+            bytes = wrapped_bytes<uint8_t>(truth);
+            break;
+        }
+        case P::INT16: bytes = wrapped_bytes<int16_t>(values); break;
+        case P::UINT16: bytes = wrapped_bytes<uint16_t>(values); break;
+        case P::INT32: bytes = wrapped_bytes<int32_t>(values); break;
+        case P::UINT32: bytes = wrapped_bytes<uint32_t>(values); break;
+        case P::INT64:
+        case P::UINT64: bytes = owned_bytes(values); break;
+        default:
+            throw std::logic_error(fmt::format("int_const_as: element type {} is not an integer type", elem_type));
+    }
+    return bytes_const(elem_type, std::move(shape), std::move(bytes));
 }
 
 bool is_foldable_shape_const(const Value& v) {

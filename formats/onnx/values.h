@@ -20,6 +20,16 @@ Value bytes_const(int32_t elem_type, Shape shape, std::shared_ptr<std::vector<st
 Value tensor_const(const OnnxTensorBytes& t);
 Value int64_const(const std::vector<int64_t>& values, Shape shape);
 Value float_const(const std::vector<float>& values, Shape shape);
+Value double_const(const std::vector<double>& values, Shape shape);
+// Whether a folded constant can be of ONNX element type `t`: a signed or
+// unsigned integer of 8 to 64 bits, or BOOL.
+bool is_int_elem_type(int32_t t);
+// `values` as a constant of such a type, each wrapped to the type's width as
+// numpy's astype between integer types does (two's complement; BOOL: nonzero is
+// 1). Folds keep their operands' type: a folded UINT8 sum stored as INT64 kept
+// 200 + 100 as 300 where ONNX gives 44, and a Cast to BOOL gave an INT64 that
+// Where and And refuse.
+Value int_const_as(int32_t elem_type, const std::vector<int64_t>& values, Shape shape);
 
 // Shape arithmetic folds at import time: integer constants of at most this many
 // elements (a pads or shape vector seen as a matrix, say). Weights stay operators.
