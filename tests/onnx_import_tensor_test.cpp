@@ -126,6 +126,39 @@ TEST(OnnxTensor, TopKLargestAndSmallestAlongAnAxis) {
     EXPECT_EQ(engine::eval::to_doubles(out[3].value), (D{0, 0, 0}));
 }
 
+// TopK-11: "If two elements are equal, the element with the lower index will
+// appear first." MegEngine's largest-k kernel sorts (value, index) pairs
+// descending, which puts the higher index first; the smallest k do not.
+TEST(OnnxTensor, TopKLargestPutsTheLowerIndexOfEqualValuesFirst) {
+    struct Case {
+        int32_t type;
+        D x, values;
+        D indices;
+    };
+    // Row [1,3,3,2]: the two 3s, indices 1 then 2. Integer types at their
+    // limits too: the order is reversed as -1 - x (INT8 -128 ↔ 127, no wrap)
+    // and 255 - x (UINT8).
+    const Case cases[] = {
+        {OnnxType::FLOAT, {1, 3, 3, 2, 0, -0.0, 0, -1}, {3, 3, 0, -0.0}, {1, 2, 0, 1}},
+        {OnnxType::INT32, {1, 3, 3, 2, 5, 5, 5, 5}, {3, 3, 5, 5}, {1, 2, 0, 1}},
+        {OnnxType::INT8, {-128, 127, -128, 127, -128, -128, 0, -128}, {127, 127, 0, -128}, {1, 3, 2, 0}},
+        {OnnxType::UINT8, {0, 255, 255, 0, 0, 0, 1, 0}, {255, 255, 1, 0}, {1, 2, 2, 0}},
+    };
+    for (const Case& t : cases) {
+        OnnxModel m(11);
+        m.input("x", {2, 4}, t.type).output("v", t.type).output("i", OnnxType::INT64);
+        m.initializer_i64("k", {1}, {2});
+        m.node("TopK", {"x", "k"}, {"v", "i"});
+        auto out = evaluate(m.import(), {{"x", t.x}});
+        EXPECT_EQ(engine::eval::to_doubles(out[0].value), t.values) << "ONNX type " << t.type;
+        EXPECT_EQ(engine::eval::to_doubles(out[1].value), t.indices) << "ONNX type " << t.type;
+        // The values mapped back exactly: -(-0.0) is -0.0 again.
+        if (t.type == OnnxType::FLOAT) {
+            EXPECT_TRUE(std::signbit(engine::eval::to_doubles(out[0].value)[3]));
+        }
+    }
+}
+
 TEST(OnnxTensor, TopKOfOpset1TakesKAsAnAttribute) {
     OnnxModel m(6);
     m.input("x", {4}).output("v").output("i", OnnxType::INT64);

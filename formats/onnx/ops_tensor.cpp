@@ -325,10 +325,25 @@ void one_hot(Importer& c) {
 
 // --- TopK --------------------------------------------------------------------------
 
+// x mapped so that its order reverses: -x for floats, -1 - x for signed integers
+// (~x, which never wraps, where -x does at the type's minimum), MAX - x for
+// unsigned ones. Each map is its own inverse.
+ir::VarId order_reversed(Importer& c, ir::VarId x, int32_t elem_type) {
+    if (is_float_type(elem_type)) return elemwise(c, "NEGATE", {x});
+    const double top = elem_type == P::UINT8 ? 255 : elem_type == P::UINT16 ? 65535 : -1;
+    return elemwise(c, "SUB", {scalar_as(c, is_unsigned_type(elem_type) ? top : -1, elem_type), x});
+}
+
 // MegEngine's TopK works along the last axis of a matrix and takes the smallest k
 // for k > 0, the largest for k < 0: the axis is moved last (Dimshuffle), the rest
 // folded into rows (Reshape), and both back. Values come sorted (ONNX leaves the
 // order to the implementation when sorted = 0).
+//
+// Of equal values, ONNX puts the one with the lower index first (TopK-11), as
+// MegEngine's smallest k do (its naive kernel sorts (value, index) pairs); its
+// largest k sort the pairs descending, the higher index first. So the largest k
+// are taken as the smallest k of x with its order reversed (order_reversed), and
+// their values mapped back.
 void top_k(Importer& c) {
     c.check_attrs({"axis", "largest", "sorted", "k"});
     const Value& x = c.input(0);
@@ -353,11 +368,11 @@ void top_k(Importer& c) {
     if (shuffle) y = c.emit("Dimshuffle", {y}, {{"pattern", to_last}});
     const int64_t rows = element_count(moved) / x.shape[axis];
     y = c.reshape(y, {rows, x.shape[axis]});
-    ir::VarId kv = c.const_i32({largest ? -k : k});
+    if (largest) y = order_reversed(c, y, x.elem_type);
+    ir::VarId kv = c.const_i32({k});
     if (runtime_k) {
         operand_length(c, 1, "K", 1);
         kv = int32_var(c, 1, "K");
-        if (largest) kv = int_op(c, "NEGATE", {kv});
     }
     ir::OprId o = c.emit_opr("TopK", {y, kv}, {{"mode", "VALUE_IDX_SORTED"}}, 2);
     Shape out = x.shape;
@@ -367,6 +382,7 @@ void top_k(Importer& c) {
     for (uint32_t i = 0; i < 2; ++i) {
         // With a runtime K the last axis is Reshape's unspecified one.
         ir::VarId v = c.graph().output_var(o, i);
+        if (i == 0 && largest) v = order_reversed(c, v, x.elem_type);
         v = runtime_k ? c.emit("Reshape", {v, c.const_i32(moved_out)}, {int_param("axis", rank - 1)})
                       : c.reshape(v, moved_out);
         if (shuffle) v = c.emit("Dimshuffle", {v}, {{"pattern", from_last}});
