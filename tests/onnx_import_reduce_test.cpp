@@ -60,6 +60,30 @@ TEST(OnnxReduce, SumSquareOverSeveralAxesSquaresOnce) {
     expect_near_all(evaluate_values(g, {{"x", kX}}), {1 + 4 + 9 + 16 + 0.25 + 1});
 }
 
+// ONNX's ReduceMean of integers is numpy's mean cast back to the type: the sum
+// over every reduced axis, divided once, truncated toward zero.
+TEST(OnnxReduce, IntegerMeanOverSeveralAxesTruncatesOnce) {
+    auto mean = [](std::vector<int64_t> dims, std::vector<int64_t> axes, int64_t keepdims, const D& x) {
+        OnnxModel m(13);
+        m.input("x", dims, OnnxType::INT32).output("y", OnnxType::INT32);
+        auto& n = m.node("ReduceMean", {"x"}, {"y"});
+        if (!axes.empty()) set_attr(n, "axes", axes);
+        set_attr(n, "keepdims", keepdims);
+        return evaluate(m.import(), {{"x", x}})[0];
+    };
+    // Every axis: trunc(4 / 4) = 1 and trunc(-4 / 4) = -1 (one Reduce per axis
+    // gave 0: [3/2, 1/2] = [1, 0], then 1/2 = 0).
+    EXPECT_EQ(engine::eval::to_doubles(mean({2, 2}, {}, 1, {2, 1, 1, 0}).value), (D{1}));
+    EXPECT_EQ(engine::eval::to_doubles(mean({2, 2}, {}, 0, {-2, -1, -1, 0}).value), (D{-1}));
+    // Axes 0 and 2 of [2, 2, 2] (not next to each other), for each of the two
+    // middle positions: x[.,0,.] = {3, 0, 0, 0} → trunc(3/4) = 0,
+    // x[.,1,.] = {1, 2, 3, 5} → trunc(11/4) = 2.
+    const auto kept = mean({2, 2, 2}, {0, 2}, 1, {3, 0, 1, 2, 0, 0, 3, 5});
+    EXPECT_EQ(engine::eval::to_doubles(kept.value), (D{0, 2}));
+    EXPECT_EQ(dims_of(kept), (std::vector<uint32_t>{1, 2, 1}));
+    EXPECT_EQ(dims_of(mean({2, 2, 2}, {0, 2}, 0, {3, 0, 1, 2, 0, 0, 3, 5})), (std::vector<uint32_t>{2}));
+}
+
 TEST(OnnxReduce, LogSumOfPositiveValues) {
     OnnxModel m;
     m.input("x", {2, 2}).output("y");

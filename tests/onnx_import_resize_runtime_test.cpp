@@ -17,11 +17,6 @@ namespace {
 
 using D = std::vector<double>;
 
-std::vector<uint32_t> dims_of(const engine::eval::EvalOutput& out) {
-    auto d = out.value.shape().dims();
-    return {d.begin(), d.end()};
-}
-
 D ramp_values(size_t n) {
     D v(n);
     for (size_t i = 0; i < n; ++i) v[i] = static_cast<double>((i * 37) % 101) / 7.0;  // not monotone

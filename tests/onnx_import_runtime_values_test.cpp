@@ -20,11 +20,6 @@ namespace {
 using D = std::vector<double>;
 using Feeds = std::map<std::string, std::vector<double>>;
 
-std::vector<uint32_t> dims_of(const engine::eval::EvalOutput& out) {
-    auto d = out.value.shape().dims();
-    return {d.begin(), d.end()};
-}
-
 // Output #i has no shape before run time: MegEngine's static inference leaves it unknown.
 bool shape_unknown_statically(const ir::Graph& g, size_t i = 0) { return g.var_shape(g.outputs.at(i)).empty(); }
 

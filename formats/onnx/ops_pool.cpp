@@ -245,6 +245,35 @@ void global_pool(Importer& c, const char* mode) {
 void global_average_pool(Importer& c) { global_pool(c, "AVERAGE"); }
 void global_max_pool(Importer& c) { global_pool(c, "MAX"); }
 
+// The mean of integer x over several `axes` (sorted, unique), kept as size 1:
+// one Reduce MEAN over the axes moved last (Dimshuffle) and merged (Reshape).
+// Integer MEAN truncates, so one Reduce per axis truncated each partial mean:
+// the mean of INT32 [[2,1],[1,0]] came out 0, where ONNX's (numpy's mean, cast
+// back) is trunc(4 / 4) = 1.
+ir::VarId integer_mean(Importer& c, ir::VarId x, const std::vector<int64_t>& axes) {
+    const Shape& in = c.input(0).shape;
+    std::vector<int32_t> pattern;
+    Shape merged, kept = in;
+    int64_t count = 1;
+    for (int64_t a = 0; a < static_cast<int64_t>(in.size()); ++a)
+        if (!std::binary_search(axes.begin(), axes.end(), a)) {
+            pattern.push_back(static_cast<int32_t>(a));
+            merged.push_back(in[a]);
+        }
+    for (int64_t a : axes) {
+        pattern.push_back(static_cast<int32_t>(a));
+        count *= in[a];
+        kept[a] = 1;
+    }
+    merged.push_back(count);
+    bool moved = false;
+    for (size_t k = 0; k < pattern.size(); ++k) moved = moved || pattern[k] != static_cast<int32_t>(k);
+    ir::VarId y = moved ? c.emit("Dimshuffle", {x}, {{"pattern", pattern}}) : x;
+    y = c.reshape(y, merged);
+    y = c.emit("Reduce", {y}, {{"mode", "MEAN"}, int_param("axis", static_cast<int64_t>(merged.size()) - 1)});
+    return c.reshape(y, kept);
+}
+
 // One Reduce per axis (MegEngine reduces one axis and keeps it as size 1), then
 // AxisAddRemove drops the axes when keepdims=0.
 void reduce(Importer& c, const char* mode) {
@@ -267,9 +296,14 @@ void reduce(Importer& c, const char* mode) {
     axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
     ir::VarId y = c.var(0);
     Shape shape = x.shape;
-    for (int64_t a : axes) {
-        y = c.emit("Reduce", {y}, {{"mode", mode}, int_param("axis", a)});
-        shape[a] = 1;
+    if (std::string_view(mode) == "MEAN" && axes.size() > 1 && is_integer_type(x.elem_type)) {
+        y = integer_mean(c, y, axes);
+        for (int64_t a : axes) shape[a] = 1;
+    } else {
+        for (int64_t a : axes) {
+            y = c.emit("Reduce", {y}, {{"mode", mode}, int_param("axis", a)});
+            shape[a] = 1;
+        }
     }
     if (!c.attr_int("keepdims", 1)) {
         std::vector<ir::AxisDesc> desc;
