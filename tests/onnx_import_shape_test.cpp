@@ -1,5 +1,6 @@
 // Shape manipulation, indexing, pools, reductions, Softmax, Resize, Pad, and the
 // import-time folding of the Shape → Gather → Unsqueeze → Concat → Reshape chains.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -373,6 +374,29 @@ TEST(OnnxShape, PadIsPaddingWithFrontAndBackOffsets) {
     EXPECT_EQ(std::get<double>(field(g, p, "padding_val")), 1.5);
     EXPECT_EQ(enum_field(g, p, "padding_mode"), "CONSTANT");
     expect_round_trip(g);
+}
+
+// MegEngine's Padding fills with T(padding_val), a Float32 param: an integer
+// fill must be exact in a Float32 and inside the input's type.
+TEST(OnnxShape, IntegerPadFillsWithAValueAFloat32HoldsOrIsRefused) {
+    auto model = [](int32_t fill) {
+        OnnxModel m;
+        m.input("x", {2}, OnnxType::INT32).output("y", OnnxType::INT32);
+        m.initializer_i64("pads", {2}, {1, 1});
+        m.initializer_bytes("v", {}, OnnxType::INT32, &fill, sizeof fill);
+        m.node("Pad", {"x", "pads", "v"}, {"y"}, "pad");
+        return m;
+    };
+    // 2^24 + 8 is a Float32; np.pad([5, 6], 1, constant_values=...) gives it at both ends.
+    EXPECT_EQ(evaluate_values(model((1 << 24) + 8).import(), {{"x", {5, 6}}}),
+              (std::vector<double>{(1 << 24) + 8, 5, 6, (1 << 24) + 8}));
+    // 2^24 + 1 is not (it was filled as 2^24); INT32's maximum rounds to 2^31.
+    for (int32_t fill : {(1 << 24) + 1, std::numeric_limits<int32_t>::max()}) {
+        const std::string error = import_error(model(fill));
+        EXPECT_NE(error.find(fmt::format("node 'pad' (Pad): the constant value {} cannot fill an input of type INT32", fill)),
+                  std::string::npos)
+            << error;
+    }
 }
 
 TEST(OnnxShape, ConstantNodeFeedsARuntimeOperatorAsImmutableTensor) {

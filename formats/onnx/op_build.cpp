@@ -59,9 +59,6 @@ ir::VarId pick_along(Importer& c, ir::VarId x, int64_t axis, int64_t k) {
     return c.emit("Subtensor", {x, c.const_i32({k})}, {{"items", std::vector{pick}}});
 }
 
-namespace {
-
-// The values an integer dtype of onnx_var_dtype holds (INT64 is held as Int32).
 std::pair<int64_t, int64_t> integer_range(ir::DTypeEnum t) {
     switch (t) {
         case ir::DTypeEnum::Int8: return {std::numeric_limits<int8_t>::min(), std::numeric_limits<int8_t>::max()};
@@ -71,8 +68,6 @@ std::pair<int64_t, int64_t> integer_range(ir::DTypeEnum t) {
         default: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
     }
 }
-
-}  // namespace
 
 ir::VarId scalar_as(Importer& c, double value, int32_t elem_type) {
     const ir::DTypeEnum dtype = onnx_var_dtype(elem_type, c);

@@ -6,7 +6,9 @@
 // name the node.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "formats/onnx/importer.h"
@@ -21,6 +23,9 @@ ir::VarId int32_tensor(Importer& c, const std::vector<int64_t>& values, const Sh
 // A shape-(1) constant holding `value` in the MegEngine dtype of `elem_type`
 // (Float16 / BFloat16: a Float32 constant and a TypeCvt).
 ir::VarId scalar_as(Importer& c, double value, int32_t elem_type);
+// The values an integer dtype of onnx_var_dtype holds (INT64 is held as Int32;
+// any other dtype: Int32's).
+std::pair<int64_t, int64_t> integer_range(ir::DTypeEnum t);
 // ONNX's Round (half to even) of a float var x of `elem_type`, exactly, from
 // MegEngine's ROUND (half away from zero): see formats/onnx/op_build.cpp.
 ir::VarId round_half_to_even(Importer& c, ir::VarId x, int32_t elem_type);

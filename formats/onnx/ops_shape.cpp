@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "formats/onnx/onnx_proto.h"
+#include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_axes.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
@@ -268,6 +270,18 @@ void pad(Importer& c) {
         value = v[0];
     }
     const std::string mode = c.attr_string("mode", "constant");
+    // MegEngine's Padding takes the fill as a Float32 param and writes T(fill)
+    // (dnn/src/naive/padding): an integer input's fill must be a Float32 exactly
+    // and, truncated as that conversion does, a value of the input's dtype
+    // (INT32 16777217 was filled as 16777216, INT32's maximum as 2^31, past the type).
+    if (mode == "constant" && is_integer_type(x.elem_type)) {
+        const auto [lowest, highest] = integer_range(onnx_var_dtype(x.elem_type, c));
+        const double whole = std::trunc(value);
+        if (static_cast<double>(static_cast<float>(value)) != value || !(whole >= lowest && whole <= highest))
+            c.fail(fmt::format("the constant value {} cannot fill an input of type {}: MegEngine's Padding takes its fill "
+                               "as a Float32 (exact to 2^24) and writes it as a value of {} to {}",
+                               value, onnx_elem_name(x.elem_type), lowest, highest));
+    }
     const char* mge_mode = mode == "constant"  ? "CONSTANT"
                            : mode == "reflect" ? "REFLECT"
                            : mode == "edge"    ? "REPLICATE"
