@@ -3,7 +3,10 @@
 // node. The numbers are checked with the reference evaluator against ONNX's
 // definition (a 1-D resample per axis, as onnx/backend/test/case/node/resize.py
 // computes it) and against ONNX's own test data with scales/sizes made constants.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <limits>
 
 #include <filesystem>
 #include <fstream>
@@ -100,6 +103,22 @@ ir::Graph check_scales(const ResizeCase& t) {
     const auto x = ramp(static_cast<size_t>(n_in));
     expect_near_all(evaluate_values(g, {{"x", x}}), ref_resize(x, t.in, axes, t.mode, t.coord, t.rounding));
     return g;
+}
+
+TEST(OnnxResize, AScalePastWhatADimHoldsIsRefused) {
+    // An infinite scale's output length was converted to an integer: undefined.
+    for (float big : {std::numeric_limits<float>::infinity(), 1e30f}) {
+        OnnxModel m(13);
+        m.input("x", {1, 1, 2, 2}).output("y");
+        m.initializer("scales", {4}, {1, 1, big, 1});
+        m.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+        const std::string error = import_error(m);
+        EXPECT_NE(error.find(fmt::format("node 'resize' (Resize): scale {} of axis 2 makes {} elements of 2: more "
+                                         "than a MegEngine dim holds",
+                                         static_cast<double>(big), 2.0 * static_cast<double>(big))),
+                  std::string::npos)
+            << error;
+    }
 }
 
 TEST(OnnxResize, SizesAndIntegerScalesGiveOneResizeWithTheOutputSize) {

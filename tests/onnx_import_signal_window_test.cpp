@@ -4,7 +4,10 @@
 // operator definitions, a0 − a1·cos(2πk/N₁) + a2·cos(4πk/N₁) (N₁ = N periodic, N − 1
 // symmetric), worked out by hand; MelWeightMatrix's are ONNX's test data
 // (test_melweightmatrix/test_data_set_0/output_0.pb).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "onnx_test_model.h"
 
@@ -60,6 +63,27 @@ TEST(OnnxSignalWindow, MelWeightMatrixOfConstantsMatchesOnnxsTestData) {
     for (auto [j, i] : std::vector<std::pair<int, int>>{{0, 0}, {0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 5}, {4, 6}, {5, 7}})
         want[static_cast<size_t>(j * 8 + i)] = 1;
     EXPECT_EQ(evaluate_values(g, {}), want);
+}
+
+TEST(OnnxSignalWindow, MelWeightMatrixRefusesEdgesThatGiveNoBin) {
+    // Below -700 Hz the mel scale's log10(1 + f/700) is NaN, and so is a NaN edge:
+    // the bin's conversion to an integer was undefined behaviour.
+    for (float lo : {-1000.0f, std::nanf("")}) {
+        OnnxModel m(17);
+        m.output("y");
+        m.initializer_bytes("bins", {}, OnnxType::INT32, std::vector<int32_t>{8}.data(), 4);
+        m.initializer_bytes("dft", {}, OnnxType::INT32, std::vector<int32_t>{16}.data(), 4);
+        m.initializer_bytes("rate", {}, OnnxType::INT32, std::vector<int32_t>{8192}.data(), 4);
+        m.initializer("lo", {}, {lo});
+        m.initializer("hi", {}, {4096.0f});
+        m.node("MelWeightMatrix", {"bins", "dft", "rate", "lo", "hi"}, {"y"}, "mel");
+        const std::string error = import_error(m);
+        EXPECT_NE(error.find(fmt::format("node 'mel' (MelWeightMatrix): lower_edge_hertz {} and upper_edge_hertz "
+                                         "4096 give mel bin nan",
+                                         lo)),
+                  std::string::npos)
+            << error;
+    }
 }
 
 TEST(OnnxSignalWindow, MelWeightMatrixRefusesRuntimeInputs) {

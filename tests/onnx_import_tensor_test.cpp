@@ -3,6 +3,7 @@
 // ScatterND: the MegEngine operators they map to and their values on the reference
 // evaluator (expected values from the ONNX operator spec's examples or derived
 // from its definitions by hand).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -156,6 +157,20 @@ TEST(OnnxTensor, TopKLargestPutsTheLowerIndexOfEqualValuesFirst) {
         if (t.type == OnnxType::FLOAT) {
             EXPECT_TRUE(std::signbit(engine::eval::to_doubles(out[0].value)[3]));
         }
+    }
+}
+
+TEST(OnnxTensor, TopKRefusesAFloatKThatIsNoWholeNumber) {
+    // ONNX's K is INT64; a float one was converted unchecked (NaN: undefined).
+    for (float k : {2.5f, std::nanf("")}) {
+        OnnxModel m(11);
+        m.input("x", {4}).output("v").output("i", OnnxType::INT64);
+        m.initializer("k", {1}, {k});
+        m.node("TopK", {"x", "k"}, {"v", "i"}, "top");
+        const std::string error = import_error(m);
+        EXPECT_NE(error.find(fmt::format("node 'top' (TopK): K (input #1) is {}, not a whole number", k)),
+                  std::string::npos)
+            << error;
     }
 }
 

@@ -183,6 +183,11 @@ std::vector<Axis> read_axes(Importer& c, const Shape& in) {
             // ONNX's reference: the float32 scale times the size in double, truncated.
             const double s = static_cast<float>(scales[k]), length = static_cast<double>(in[k]) * s;
             if (!(s > 0)) c.fail(fmt::format("scale {} of axis {} is not positive", scales[k], k));
+            // Checked before the conversion, which is undefined past int64 (an
+            // infinite scale): no MegEngine dim holds more than 2^32 - 1.
+            if (!(length < 0x1p32))
+                c.fail(fmt::format("scale {} of axis {} makes {} elements of {}: more than a MegEngine dim holds",
+                                   scales[k], k, length, in[k]));
             axes.push_back({in[k], static_cast<int64_t>(std::floor(length)), s, length});
         }
     }

@@ -36,7 +36,13 @@ int64_t scalar_int(Importer& c, size_t i, std::string_view what) {
     if (ints) {
         out = *ints;
     } else {
-        for (double d : c.const_floats(i, what)) out.push_back(static_cast<int64_t>(d));
+        // A float constant must hold a whole number an int64 holds: the
+        // conversion of NaN or of one past int64 is undefined behaviour.
+        for (double d : c.const_floats(i, what)) {
+            if (!(d == std::trunc(d) && d >= -0x1p63 && d < 0x1p63))
+                c.fail(fmt::format("{} (input #{}) is {}, not a whole number", what, i, d));
+            out.push_back(static_cast<int64_t>(d));
+        }
     }
     if (out.size() != 1) c.fail(fmt::format("{} (input #{}) must hold one value, holds {}", what, i, out.size()));
     return out[0];

@@ -123,8 +123,13 @@ void mel_weight_matrix(Importer& c) {
     for (int64_t k = 0; k < mel_bins + 2; ++k) {
         const double mel = static_cast<double>(k) * mel_step + low_mel;
         const double hertz = 700 * (std::pow(10.0, mel / 2595) - 1);
-        bins[static_cast<size_t>(k)] =
-            static_cast<int64_t>(std::floor(static_cast<double>(dft_length + 1) * hertz / static_cast<double>(sample_rate)));
+        const double bin = std::floor(static_cast<double>(dft_length + 1) * hertz / static_cast<double>(sample_rate));
+        // Checked before the conversion, undefined for NaN (lower_edge_hertz
+        // below -700 Hz, a NaN edge) and past int64; a bin outside the
+        // spectrogram is refused below, where a filter reaches it.
+        if (!(bin >= -0x1p62 && bin <= 0x1p62))
+            c.fail(fmt::format("lower_edge_hertz {} and upper_edge_hertz {} give mel bin {}", lower, upper, bin));
+        bins[static_cast<size_t>(k)] = static_cast<int64_t>(bin);
     }
     std::vector<float> out(static_cast<size_t>(spectrogram_bins * mel_bins), 0.0f);
     auto at = [&](int64_t j, int64_t i) -> float& {
