@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "onnx_test_model.h"
 
 namespace mgedump::test {
@@ -71,6 +73,25 @@ TEST(OnnxRoiAlign, AdaptiveSamplingTakesTheCountOfConstantRois) {
     D x(16);
     for (size_t i = 0; i < 16; ++i) x[i] = static_cast<double>(i);
     expect_near_all(evaluate_values(g, {{"x", x}}), D{7.5}, 1e-6);
+}
+
+TEST(OnnxRoiAlign, AdaptiveSamplingRefusesRoisThatGiveNoSampleCount) {
+    // The counts were converted to integers unchecked: undefined for NaN and past int64.
+    struct Case {
+        float corner;
+        const char* error;
+    };
+    for (const Case& t : {Case{std::nanf(""), "roi 0 is empty, inverted or not a number; adaptive sampling gives it "
+                                              "nanxnan samples"},
+                          Case{1e30f, "roi 0 is too large; adaptive sampling gives it 1e+30x1e+30 samples"}}) {
+        OnnxModel m(10);
+        m.input("x", {1, 1, 4, 4}).output("y");
+        m.initializer("rois", {1, 4}, std::vector<float>{0, 0, t.corner, t.corner});
+        m.initializer_i64("idx", {1}, {0});
+        set_attr(m.node("RoiAlign", {"x", "rois", "idx"}, {"y"}, "ra"), "sampling_ratio", int64_t{0});
+        const std::string error = import_error(m);
+        EXPECT_NE(error.find(std::string("node 'ra' (RoiAlign): ") + t.error), std::string::npos) << error;
+    }
 }
 
 TEST(OnnxRoiAlign, RefusesWhatMegEnginesROIAlignCannotCompute) {

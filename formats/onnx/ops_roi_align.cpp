@@ -52,11 +52,15 @@ std::pair<int64_t, int64_t> adaptive_grid(Importer& c, int64_t oh, int64_t ow, f
         float w = static_cast<float>(r[k + 2]) * scale - off - (static_cast<float>(r[k]) * scale - off);
         float h = static_cast<float>(r[k + 3]) * scale - off - (static_cast<float>(r[k + 1]) * scale - off);
         if (!half_pixel) w = std::max(w, 1.f), h = std::max(h, 1.f);
-        const auto g = std::pair{static_cast<int64_t>(std::ceil(h / static_cast<float>(oh))),
-                                 static_cast<int64_t>(std::ceil(w / static_cast<float>(ow)))};
-        if (g.first <= 0 || g.second <= 0)
-            c.fail(fmt::format("roi {} is empty or inverted; adaptive sampling gives it {}x{} samples", k / 4,
-                               g.first, g.second));
+        const float gh = std::ceil(h / static_cast<float>(oh)), gw = std::ceil(w / static_cast<float>(ow));
+        // Checked as floats: the conversion of NaN (a NaN or infinite roi) or of
+        // a count past int64 is undefined behaviour.
+        if (!(gh >= 1 && gw >= 1))
+            c.fail(fmt::format("roi {} is empty, inverted or not a number; adaptive sampling gives it {}x{} samples",
+                               k / 4, gh, gw));
+        if (!(gh < 0x1p31f && gw < 0x1p31f))
+            c.fail(fmt::format("roi {} is too large; adaptive sampling gives it {}x{} samples", k / 4, gh, gw));
+        const auto g = std::pair{static_cast<int64_t>(gh), static_cast<int64_t>(gw)};
         if (grid && *grid != g)
             c.fail(fmt::format("sampling_ratio 0 gives roi 0 {}x{} samples and roi {} {}x{}; MegEngine's "
                                "ROIAlign takes one sample count for every roi",
