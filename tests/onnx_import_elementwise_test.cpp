@@ -72,6 +72,42 @@ TEST(OnnxElemwise, ClipWithOtherBoundsIsClipWithScalarBounds) {
     expect_round_trip(g);
 }
 
+// torch.clamp of an INT64 tensor: the bounds are INT64 too. Float32 bound
+// constants made the output Float32, and the import refused it.
+TEST(OnnxElemwise, ClipOfIntegersTakesBoundsOfTheirType) {
+    auto clip = [](int32_t type, std::vector<int64_t> bounds, const std::vector<double>& x) {
+        OnnxModel m(13);
+        m.input("x", {static_cast<int64_t>(x.size())}, type).output("y", type);
+        std::vector<std::string> in{"x"};
+        for (size_t k = 0; k < bounds.size(); ++k) {
+            const std::string name = k == 0 ? "lo" : "hi";
+            m.initializer_bytes(name, {}, OnnxType::INT64, &bounds[k], 8);
+            in.push_back(name);
+        }
+        m.node("Clip", in, {"y"});
+        ir::Graph g = m.import();
+        EXPECT_EQ(g.vars.dtype[g.outputs.at(0).value].type, ir::DTypeEnum::Int32);
+        return evaluate_values(g, {{"x", x}});
+    };
+    EXPECT_EQ(clip(OnnxType::INT64, {0, 5}, {-3, 0, 4, 9}), (std::vector<double>{0, 0, 4, 5}));
+    // 0 and 6 is RELU6 for floats only.
+    EXPECT_EQ(clip(OnnxType::INT64, {0, 6}, {-3, 0, 4, 9}), (std::vector<double>{0, 0, 4, 6}));
+    // Bounds past Int32, which holds INT64, bound nothing on their side.
+    EXPECT_EQ(clip(OnnxType::INT64, {-(int64_t{1} << 40), int64_t{1} << 40}, {-2147483648.0, 0, 2147483647.0}),
+              (std::vector<double>{-2147483648.0, 0, 2147483647.0}));
+}
+
+TEST(OnnxElemwise, ClipWithAMinimumAboveTheMaximumGivesTheMaximum) {
+    // ONNX's Clip: "When 'min' is greater than 'max', the clip operator sets all
+    // the 'input' values to the value of 'max'". MegEngine's CLIP gives min below it.
+    OnnxModel m;
+    m.input("x", {3}).output("y");
+    m.initializer("lo", {}, {3.0f});
+    m.initializer("hi", {}, {1.0f});
+    m.node("Clip", {"x", "lo", "hi"}, {"y"});
+    EXPECT_EQ(evaluate_values(m.import(), {{"x", {0, 2, 5}}}), (std::vector<double>{1, 1, 1}));
+}
+
 TEST(OnnxElemwise, ClipWithOnlyAMinimumIsMax) {
     OnnxModel m(10);
     m.input("x", {4}).output("y");

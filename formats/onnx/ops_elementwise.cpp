@@ -196,17 +196,30 @@ void clip(Importer& c) {
     };
     bound(1, lo);
     bound(2, hi);
+    // The bounds are operands of x's dtype (scalar_as): Float32 constants made
+    // an integer or Float16 input's output Float32 (MegEngine's make promotes),
+    // which the import then refused. An integer bound outside the dtype x is
+    // held in (INT64 as Int32) bounds nothing on that side: clamped to the dtype.
+    const bool integer = is_integer_type(x.elem_type);
+    auto operand = [&](double b) {
+        if (integer) {
+            const auto [lowest, highest] = integer_range(onnx_var_dtype(x.elem_type, c));
+            b = std::clamp(b, static_cast<double>(lowest), static_cast<double>(highest));
+        }
+        return scalar_as(c, b, x.elem_type);
+    };
     ir::VarId y;
-    if (lo && hi && *lo == 0 && *hi == 6)
+    if (lo && hi && *lo == 0 && *hi == 6 && !integer)
         y = c.emit("Elemwise", {c.var(0)}, {{"mode", "RELU6"}});
-    else if (lo && hi)
-        y = c.emit("Elemwise",
-                   {c.var(0), c.const_f32(static_cast<float>(*lo)), c.const_f32(static_cast<float>(*hi))},
-                   {{"mode", "CLIP"}});
+    else if (lo && hi && *lo <= *hi)
+        y = c.emit("Elemwise", {c.var(0), operand(*lo), operand(*hi)}, {{"mode", "CLIP"}});
+    else if (lo && hi)  // ONNX: every value becomes max; MegEngine's CLIP gives min below it
+        y = c.emit("Elemwise", {c.emit("Elemwise", {c.var(0), operand(*lo)}, {{"mode", "MAX"}}), operand(*hi)},
+                   {{"mode", "MIN"}});
     else if (lo)
-        y = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(*lo))}, {{"mode", "MAX"}});
+        y = c.emit("Elemwise", {c.var(0), operand(*lo)}, {{"mode", "MAX"}});
     else if (hi)
-        y = c.emit("Elemwise", {c.var(0), c.const_f32(static_cast<float>(*hi))}, {{"mode", "MIN"}});
+        y = c.emit("Elemwise", {c.var(0), operand(*hi)}, {{"mode", "MIN"}});
     else {
         c.set_output(0, x);
         return;
