@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "onnx_test_model.h"
@@ -106,6 +107,47 @@ TEST(OnnxElemwise, ClipWithAMinimumAboveTheMaximumGivesTheMaximum) {
     m.initializer("hi", {}, {1.0f});
     m.node("Clip", {"x", "lo", "hi"}, {"y"});
     EXPECT_EQ(evaluate_values(m.import(), {{"x", {0, 2, 5}}}), (std::vector<double>{1, 1, 1}));
+}
+
+// A FLOAT16 model's constants in its own dtype: Float32 ones made MegEngine's
+// make promote the output to Float32, and the import refused the node; FLOAT16
+// constants (Clip's bounds) could not be read at all. The values are exact in
+// Float16, so the results are ONNX's definitions worked by hand.
+TEST(OnnxElemwise, Float16ActivationsClipAndGemmKeepTheirDtype) {
+    auto run = [](const std::function<void(OnnxModel&)>& build) {
+        OnnxModel m(13);
+        m.input("x", {1, 3}, OnnxType::FLOAT16).output("y", OnnxType::FLOAT16);
+        build(m);
+        ir::Graph g = m.import();
+        EXPECT_EQ(g.vars.dtype[g.outputs.at(0).value].type, ir::DTypeEnum::Float16);
+        return evaluate_values(g, {{"x", {-2, 0.5, 4}}});
+    };
+    using D = std::vector<double>;
+    // max(x, 0) + 0.25·min(x, 0)
+    EXPECT_EQ(run([](OnnxModel& m) { set_attr(m.node("LeakyRelu", {"x"}, {"y"}), "alpha", 0.25f); }),
+              (D{-0.5, 0.5, 4}));
+    // clip(0.25·x + 0.5, 0, 1)
+    EXPECT_EQ(run([](OnnxModel& m) {
+                  auto& n = m.node("HardSigmoid", {"x"}, {"y"});
+                  set_attr(n, "alpha", 0.25f);
+                  set_attr(n, "beta", 0.5f);
+              }),
+              (D{0, 0.625, 1}));
+    // clip(x, -1, 2.5), the bounds FLOAT16 constants (bits 0xBC00 and 0x4100)
+    EXPECT_EQ(run([](OnnxModel& m) {
+                  const uint16_t lo = 0xBC00, hi = 0x4100;
+                  m.initializer_bytes("lo", {}, OnnxType::FLOAT16, &lo, 2);
+                  m.initializer_bytes("hi", {}, OnnxType::FLOAT16, &hi, 2);
+                  m.node("Clip", {"x", "lo", "hi"}, {"y"});
+              }),
+              (D{-1, 0.5, 2.5}));
+    // 0.5 · x · I
+    EXPECT_EQ(run([](OnnxModel& m) {
+                  const uint16_t one = 0x3C00, eye[9] = {one, 0, 0, 0, one, 0, 0, 0, one};
+                  m.initializer_bytes("w", {3, 3}, OnnxType::FLOAT16, eye, sizeof eye);
+                  set_attr(m.node("Gemm", {"x", "w"}, {"y"}), "alpha", 0.5f);
+              }),
+              (D{-1, 0.25, 2}));
 }
 
 TEST(OnnxElemwise, ClipWithOnlyAMinimumIsMax) {

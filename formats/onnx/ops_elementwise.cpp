@@ -236,11 +236,12 @@ void hard_sigmoid(Importer& c) {
     if (std::abs(alpha - 1.0 / 6) < 1e-7 && beta == 0.5) {
         y = c.emit("Elemwise", {c.var(0)}, {{"mode", "HSIGMOID"}});
     } else {
-        ir::VarId lin =
-            c.emit("Elemwise",
-                   {c.var(0), c.const_f32(static_cast<float>(alpha)), c.const_f32(static_cast<float>(beta))},
-                   {{"mode", "FUSE_MUL_ADD3"}});
-        y = c.emit("Elemwise", {lin, c.const_f32(0.f), c.const_f32(1.f)}, {{"mode", "CLIP"}});
+        // Constants of x's dtype (scalar_as): Float32 ones made a Float16 input's
+        // output Float32 (MegEngine's make promotes), which the import refused.
+        const int32_t t = x.elem_type;
+        ir::VarId lin = c.emit("Elemwise", {c.var(0), scalar_as(c, alpha, t), scalar_as(c, beta, t)},
+                               {{"mode", "FUSE_MUL_ADD3"}});
+        y = c.emit("Elemwise", {lin, scalar_as(c, 0, t), scalar_as(c, 1, t)}, {{"mode", "CLIP"}});
     }
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
@@ -248,9 +249,9 @@ void hard_sigmoid(Importer& c) {
 void leaky_relu(Importer& c) {
     c.check_attrs({"alpha"});
     const Value& x = c.input(0);
-    float slope = static_cast<float>(c.attr_float("alpha", 0.01));
-    c.set_output_var(0, c.emit("Elemwise", {c.var(0), c.const_f32(slope)}, {{"mode", "PRELU"}}), x.elem_type,
-                     x.shape);
+    // The slope in x's dtype, as HardSigmoid's constants.
+    const ir::VarId slope = scalar_as(c, static_cast<float>(c.attr_float("alpha", 0.01)), x.elem_type);
+    c.set_output_var(0, c.emit("Elemwise", {c.var(0), slope}, {{"mode", "PRELU"}}), x.elem_type, x.shape);
 }
 
 void identity(Importer& c) {

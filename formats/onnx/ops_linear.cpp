@@ -35,11 +35,14 @@ void gemm(Importer& c) {
     const float alpha = static_cast<float>(c.attr_float("alpha", 1.0)),
                 beta = static_cast<float>(c.attr_float("beta", 1.0));
     ir::VarId y = c.emit("MatrixMul", {c.var(0), c.var(1)}, {{"transposeA", ta}, {"transposeB", tb}});
-    if (alpha != 1.0f) y = c.emit("Elemwise", {y, c.const_f32(alpha)}, {{"mode", "MUL"}});
+    // alpha and beta in the operands' dtype (a Float32 constant made a Float16
+    // product Float32: MegEngine's make promotes).
+    if (alpha != 1.0f) y = c.emit("Elemwise", {y, scalar_as(c, alpha, a.elem_type)}, {{"mode", "MUL"}});
     if (c.has_input(2) && beta != 0.0f) {
         if (!broadcast_shapes(c.input(2).shape, {m, n})) c.fail("C does not broadcast to (M, N)");
         ir::VarId bias = c.var(2);
-        if (beta != 1.0f) bias = c.emit("Elemwise", {bias, c.const_f32(beta)}, {{"mode", "MUL"}});
+        if (beta != 1.0f)
+            bias = c.emit("Elemwise", {bias, scalar_as(c, beta, c.input(2).elem_type)}, {{"mode", "MUL"}});
         y = c.emit("Elemwise", {y, bias}, {{"mode", "ADD"}});
     }
     c.set_output_var(0, y, a.elem_type, {m, n});

@@ -1,6 +1,8 @@
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/values.h"
 
+#include "formats/half_bits.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -61,6 +63,13 @@ std::optional<std::vector<double>> decode_floats(const Value& v) {
             return widen<double>(load<float>(v));
         case P::DOUBLE:
             return load<double>(v);
+        case P::FLOAT16:
+        case P::BFLOAT16: {
+            std::vector<double> out;
+            for (uint16_t bits : load<uint16_t>(v))
+                out.push_back(v.elem_type == P::FLOAT16 ? half_to_float(bits) : bfloat16_to_float(bits));
+            return out;
+        }
         default: {
             auto ints = decode_ints(v);
             if (!ints) return std::nullopt;
