@@ -141,6 +141,25 @@ TEST(OnnxConv, BatchNormWhoseConvOutputIsAlsoUsedElsewhereStaysOneFuseMulAdd3) {
 
 // training_mode = 1 (BatchNormalization-14+): normalised with the batch's mean and
 // population variance over every axis but 1, running statistics updated with momentum.
+// A FLOAT16 BatchNormalization (statistics FLOAT16 too): scale' and bias' are
+// constants of X's dtype. They were Float32, which made MegEngine's make promote
+// the output, and FLOAT16 statistics were refused as "not a float constant".
+TEST(OnnxConv, Float16BatchNormIsOneFuseMulAdd3InFloat16) {
+    OnnxModel m(15);
+    m.input("x", {1, 2, 1, 2}, OnnxType::FLOAT16).output("y", OnnxType::FLOAT16);
+    // scale [2, 0.5], B [1, 0], mean [0, 1], var [0.75, 0.75], epsilon 0.25: √(var + ε) = 1.
+    const uint16_t scale[] = {0x4000, 0x3800}, b[] = {0x3C00, 0}, mean[] = {0, 0x3C00}, var[] = {0x3A00, 0x3A00};
+    m.initializer_bytes("s", {2}, OnnxType::FLOAT16, scale, 4);
+    m.initializer_bytes("b", {2}, OnnxType::FLOAT16, b, 4);
+    m.initializer_bytes("m", {2}, OnnxType::FLOAT16, mean, 4);
+    m.initializer_bytes("v", {2}, OnnxType::FLOAT16, var, 4);
+    set_attr(m.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y"}), "epsilon", 0.25f);
+    ir::Graph g = m.import();
+    EXPECT_EQ(g.vars.dtype[g.outputs.at(0).value].type, ir::DTypeEnum::Float16);
+    // (x − mean) · scale + B: channel 0 (1, 2) → (3, 5), channel 1 (3, 4) → (1, 1.5).
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, 2, 3, 4}}}), (std::vector<double>{3, 5, 1, 1.5}));
+}
+
 TEST(OnnxConv, BatchNormInTrainingModeUsesTheBatchStatistics) {
     OnnxModel m(15);
     m.input("x", {1, 2, 1, 2}).output("y").output("running_mean").output("running_var");

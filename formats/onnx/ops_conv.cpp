@@ -265,7 +265,9 @@ void batch_norm(Importer& c) {
     Shape s(x.shape.size(), 1);
     if (s.size() < 2) c.fail("input must have a channel axis");
     s[1] = static_cast<int64_t>(bn.scale.size());
-    Value scale = float_const(bn.scale, s), bias = float_const(bn.bias, s);
+    // In X's dtype: Float32 constants made a Float16 input's output Float32
+    // (MegEngine's make promotes), which the import refused.
+    Value scale = float_const_as(x.elem_type, bn.scale, s), bias = float_const_as(x.elem_type, bn.bias, s);
     scale.param_name = c.node().output(0) + ".scale";
     bias.param_name = c.node().output(0) + ".bias";
     ir::VarId y = c.emit("Elemwise",

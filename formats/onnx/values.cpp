@@ -123,6 +123,15 @@ Value double_const(const std::vector<double>& values, Shape shape) {
     return bytes_const(P::DOUBLE, std::move(shape), owned_bytes(values));
 }
 
+Value float_const_as(int32_t elem_type, const std::vector<float>& values, Shape shape) {
+    if (elem_type == P::DOUBLE) return double_const(std::vector<double>(values.begin(), values.end()), std::move(shape));
+    if (elem_type != P::FLOAT16 && elem_type != P::BFLOAT16) return float_const(values, std::move(shape));
+    std::vector<uint16_t> bits(values.size());
+    for (size_t k = 0; k < values.size(); ++k)
+        bits[k] = elem_type == P::FLOAT16 ? float_to_half(values[k]) : float_to_bfloat16(values[k]);
+    return bytes_const(elem_type, std::move(shape), owned_bytes(bits));
+}
+
 bool is_int_elem_type(int32_t t) {
     switch (t) {
         case P::INT8: case P::UINT8: case P::INT16: case P::UINT16: case P::INT32: case P::UINT32:

@@ -21,6 +21,9 @@ Value tensor_const(const OnnxTensorBytes& t);
 Value int64_const(const std::vector<int64_t>& values, Shape shape);
 Value float_const(const std::vector<float>& values, Shape shape);
 Value double_const(const std::vector<double>& values, Shape shape);
+// `values` as a constant of float type `elem_type`: FLOAT, DOUBLE, or FLOAT16 /
+// BFLOAT16 rounded to nearest even (formats/half_bits.h).
+Value float_const_as(int32_t elem_type, const std::vector<float>& values, Shape shape);
 // Whether a folded constant can be of ONNX element type `t`: a signed or
 // unsigned integer of 8 to 64 bits, or BOOL.
 bool is_int_elem_type(int32_t t);
