@@ -102,6 +102,27 @@ TEST(OnnxShape, SqueezeAndUnsqueezeAreAxisAddRemove) {
     expect_round_trip(g);
 }
 
+// Squeeze without axes removes every axis of size 1 (ONNX): with none, the
+// input is the output. An AxisAddRemove without descs was written, which
+// MegEngine refuses (and so did the dump).
+TEST(OnnxShape, SqueezeWithNoAxisOfSize1IsTheInputAndAnAxisGivenTwiceIsRefused) {
+    OnnxModel m;
+    m.input("x", {2, 3}).output("y");
+    m.node("Squeeze", {"x"}, {"s"});
+    m.node("Relu", {"s"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), V{"Elemwise"});
+    EXPECT_EQ(g.var_shape(g.outputs.at(0)).size(), 2u);
+    expect_round_trip(g);
+
+    OnnxModel twice;
+    twice.input("x", {2, 1, 3}).output("y");
+    twice.initializer_i64("a", {2}, {1, -2});
+    twice.node("Squeeze", {"x", "a"}, {"y"}, "sq");
+    EXPECT_NE(import_error(twice).find("node 'sq' (Squeeze): axis 1 is given twice"), std::string::npos)
+        << import_error(twice);
+}
+
 TEST(OnnxIndex, SliceIsSubtensorWithClampedBounds) {
     OnnxModel m;
     m.input("x", {4, 10}).output("y");

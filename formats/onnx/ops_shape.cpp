@@ -191,6 +191,11 @@ void squeeze(Importer& c) {
         if (x.shape[a] != 1) c.fail(fmt::format("axis {} has size {}, not 1", a, x.shape[a]));
     }
     std::sort(axes.begin(), axes.end());
+    if (auto twice = std::adjacent_find(axes.begin(), axes.end()); twice != axes.end())
+        c.fail(fmt::format("axis {} is given twice", *twice));
+    // No axis of size 1 and none given: the input itself (an AxisAddRemove
+    // without descs, which MegEngine refuses, was written before).
+    if (axes.empty()) return c.set_output(0, x);
     Shape out = x.shape;
     for (auto it = axes.rbegin(); it != axes.rend(); ++it) out.erase(out.begin() + *it);
     if (x.is_const || out.empty()) return reshape_to(c, out);
