@@ -105,7 +105,7 @@ TEST(OnnxShape, SqueezeAndUnsqueezeAreAxisAddRemove) {
 // Squeeze without axes removes every axis of size 1 (ONNX): with none, the
 // input is the output. An AxisAddRemove without descs was written, which
 // MegEngine refuses (and so did the dump).
-TEST(OnnxShape, SqueezeWithNoAxisOfSize1IsTheInputAndAnAxisGivenTwiceIsRefused) {
+TEST(OnnxShape, SqueezeWithNoAxisOfSize1IsTheInputAndAnAxisGivenTwiceIsRefusedAsInUnsqueeze) {
     OnnxModel m;
     m.input("x", {2, 3}).output("y");
     m.node("Squeeze", {"x"}, {"s"});
@@ -121,6 +121,14 @@ TEST(OnnxShape, SqueezeWithNoAxisOfSize1IsTheInputAndAnAxisGivenTwiceIsRefused) 
     twice.node("Squeeze", {"x", "a"}, {"y"}, "sq");
     EXPECT_NE(import_error(twice).find("node 'sq' (Squeeze): axis 1 is given twice"), std::string::npos)
         << import_error(twice);
+
+    // Unsqueeze the same way: axes 1 and -3 of the rank-4 output are one axis.
+    OnnxModel un;
+    un.input("x", {2, 3}).output("y");
+    un.initializer_i64("a", {2}, {1, -3});
+    un.node("Unsqueeze", {"x", "a"}, {"y"}, "un");
+    EXPECT_NE(import_error(un).find("node 'un' (Unsqueeze): axis 1 is given twice"), std::string::npos)
+        << import_error(un);
 }
 
 TEST(OnnxIndex, SliceIsSubtensorWithClampedBounds) {

@@ -213,6 +213,9 @@ void unsqueeze(Importer& c) {
     const int64_t rank = static_cast<int64_t>(x.shape.size() + axes.size());
     for (int64_t& a : axes) a = normalize_axis(a, rank, c, "axis");
     std::sort(axes.begin(), axes.end());
+    if (auto twice = std::adjacent_find(axes.begin(), axes.end()); twice != axes.end())
+        c.fail(fmt::format("axis {} is given twice", *twice));
+    if (axes.empty()) return c.set_output(0, x);  // as Squeeze: no AxisAddRemove without descs
     Shape out = x.shape;
     for (int64_t a : axes) out.insert(out.begin() + a, 1);
     if (x.is_const || x.shape.empty()) return reshape_to(c, out);
