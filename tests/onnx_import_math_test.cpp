@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <numbers>
 
 #include "onnx_test_model.h"
 
@@ -201,6 +202,25 @@ TEST(OnnxMath, SoftsignAndMish) {
     }
     expect_near_all(run_unary("Softsign", x), softsign);
     expect_near_all(run_unary("Mish", x, {}, 18), mish);
+}
+
+TEST(OnnxMath, GeluExactAndTanhApproximation) {
+    // Gelu-20: ½x(1 + erf(x/√2)); approximate "tanh": ½x(1 + tanh(√(2/π)(x + 0.044715x³))).
+    const D x{-3, -1, -0.25, 0, 0.5, 2, 4};
+    D exact, tanh_form;
+    for (double v : x) {
+        exact.push_back(0.5 * v * (1 + std::erf(v / std::sqrt(2.0))));
+        tanh_form.push_back(0.5 * v * (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (v + 0.044715 * v * v * v))));
+    }
+    expect_near_all(run_unary("Gelu", x, {}, 20), exact);
+    expect_near_all(run_unary("Gelu", x, [](onnx::NodeProto& n) { set_attr(n, "approximate", "tanh"); }, 20),
+                    tanh_form);
+    // The two differ by up to about 1e-3 here: each test tells them apart.
+    EXPECT_GT(std::abs(exact[1] - tanh_form[1]), 1e-4);
+    OnnxModel m(20);
+    m.input("x", {2}).output("y");
+    set_attr(m.node("Gelu", {"x"}, {"y"}, "g"), "approximate", "erf");
+    EXPECT_NE(import_error(m).find("node 'g' (Gelu): approximate 'erf' is not one of none, tanh"), std::string::npos);
 }
 
 TEST(OnnxMath, HardmaxMarksTheFirstMaximumAlongTheAxis) {

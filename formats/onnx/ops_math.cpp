@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <numbers>
 
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
@@ -178,6 +179,28 @@ void mish(Importer& c) {
     set_like_input(c, elemwise(c, "MUL", {x, elemwise(c, "TANH", {elemwise(c, "SOFTPLUS", {x})})}));
 }
 
+// Gelu (opset 20). approximate "none": x·Φ(x) = ½x(1 + erf(x/√2)), MegEngine's
+// own GELU (x·normcdf(x)); "tanh": ½x(1 + tanh(√(2/π)(x + 0.044715x³))), written
+// out in Elemwise, the constants in x's dtype.
+void gelu(Importer& c) {
+    c.check_attrs({"approximate"});
+    const std::string approximate = c.attr_string("approximate", "none");
+    if (approximate == "none") {
+        if (any_runtime_shape(c, 1)) return elemwise_of_runtime_shapes(c, "GELU", 1, /*float_only=*/true);
+        require_float(c, 0);
+        return set_like_input(c, elemwise(c, "GELU", {c.var(0)}));
+    }
+    if (approximate != "tanh") c.fail(fmt::format("approximate '{}' is not one of none, tanh", approximate));
+    require_float(c, 0);
+    const int32_t t = c.input(0).elem_type;
+    const ir::VarId x = c.var(0);
+    const ir::VarId cube = elemwise(c, "MUL", {elemwise(c, "MUL", {x, x}), x});
+    const ir::VarId inner = elemwise(c, "FUSE_MUL_ADD3", {cube, scalar_as(c, 0.044715, t), x});
+    const ir::VarId th = elemwise(c, "TANH", {elemwise(c, "MUL", {inner, scalar_as(c, std::sqrt(2 / std::numbers::pi), t)})});
+    const ir::VarId half_x = elemwise(c, "MUL", {x, scalar_as(c, 0.5, t)});
+    set_like_input(c, elemwise(c, "FUSE_MUL_ADD3", {half_x, th, half_x}));
+}
+
 // 1 at the first maximum along the axis, 0 elsewhere: Argmax (the first index of
 // the maximum, as numpy's argmax) compared with the positions 0..n−1. Before
 // opset 13 the input is seen as 2-D [d0·…·d(axis−1), d(axis)·…] as Softmax was.
@@ -262,6 +285,7 @@ constexpr OpHandler kHandlers[] = {
     {"Softplus", float_unary<kSoftplus>},
     {"Softsign", softsign},
     {"Mish", mish},
+    {"Gelu", gelu},
     {"Hardmax", hardmax},
     {"IsNaN", is_nan},
     {"IsInf", is_inf},
