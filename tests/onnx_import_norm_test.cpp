@@ -89,6 +89,46 @@ TEST(OnnxNorm, InstanceNormalizationOfA3DInputIsReshapedTo4D) {
     expect_round_trip(g);
 }
 
+// GroupNormalization: each (sample, group of C/G channels) normalized over its
+// channels and spatial axes, then scale and bias per channel (opset 21) or per
+// group (opset 18: one value for all the group's channels).
+TEST(OnnxNorm, GroupNormalizationPerChannelAt21AndPerGroupAt18) {
+    // X (1, 4, 3): groups {channels 0, 1} and {2, 3}.
+    D x(12);
+    for (size_t k = 0; k < x.size(); ++k) x[k] = std::sin(static_cast<double>(k)) * 3 + static_cast<double>(k % 5);
+    const double eps = 1e-3;
+    const D g0 = normalized(D(x.begin(), x.begin() + 6), eps), g1 = normalized(D(x.begin() + 6, x.end()), eps);
+    D norm(g0);
+    norm.insert(norm.end(), g1.begin(), g1.end());
+    for (int64_t opset : {18, 21}) {
+        const std::vector<float> scale = opset == 21 ? std::vector<float>{1, 2, 3, 4} : std::vector<float>{2, -1};
+        const std::vector<float> bias = opset == 21 ? std::vector<float>{0.5, 0, -0.5, 1} : std::vector<float>{1, 3};
+        OnnxModel m(opset);
+        m.input("x", {1, 4, 3}).output("y");
+        m.initializer("s", {static_cast<int64_t>(scale.size())}, scale);
+        m.initializer("b", {static_cast<int64_t>(bias.size())}, bias);
+        auto& n = m.node("GroupNormalization", {"x", "s", "b"}, {"y"});
+        set_attr(n, "num_groups", int64_t{2});
+        set_attr(n, "epsilon", static_cast<float>(eps));
+        ir::Graph g = m.import();
+        EXPECT_EQ(count_ops(g, "GroupNorm"), 1u);
+        D want(12);
+        for (size_t k = 0; k < 12; ++k) {
+            const size_t channel = k / 3, at = opset == 21 ? channel : channel / 2;
+            want[k] = norm[k] * scale[at] + bias[at];
+        }
+        expect_near_all(evaluate_values(g, {{"x", x}}), want, 1e-5);
+    }
+    // Per group at opset 18 and known only at run time: MegEngine's weight is per channel.
+    OnnxModel runtime(18);
+    runtime.input("x", {1, 4, 3}).input("s", {2}).input("b", {2}).output("y");
+    set_attr(runtime.node("GroupNormalization", {"x", "s", "b"}, {"y"}, "gn"), "num_groups", int64_t{2});
+    EXPECT_NE(import_error(runtime).find("node 'gn' (GroupNormalization): scale (input #1) is per group (opset 18) "
+                                         "and known only at run time"),
+              std::string::npos)
+        << import_error(runtime);
+}
+
 TEST(OnnxNorm, LrnIsMegEngineLrnWithAlphaOverSize) {
     OnnxModel m(13);
     m.input("x", {1, 3, 1, 1}).output("y");

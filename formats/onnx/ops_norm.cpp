@@ -109,6 +109,58 @@ void instance_normalization(Importer& c) {
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
 
+// GroupNormalization (18, 21): MegEngine's GroupNorm (affine, per-channel weight
+// and bias, population variance over each group of C/G channels and the spatial
+// axes) on the input seen as NCHW. Opset 21 gives scale and B per channel; opset
+// 18 per group (its function body scales the (N, G, ·) view), so constants are
+// repeated over each group's channels at import, and per-group ones known only at
+// run time are refused.
+void group_normalization(Importer& c) {
+    c.check_attrs({"epsilon", "num_groups", "stash_type"});
+    require_float32(c, 0, "X");
+    require_float32(c, 1, "scale");
+    require_float32(c, 2, "bias");
+    if (c.attr_int("stash_type", 1) != P::FLOAT)
+        c.fail(fmt::format("stash_type {} is not supported (FLOAT only)", c.attr_int("stash_type", 1)));
+    const Value& x = c.input(0);
+    if (x.shape.size() < 3) c.fail(fmt::format("X must be (N, C, D1, …), has rank {}", x.shape.size()));
+    if (!c.has_attr("num_groups")) c.fail("attribute 'num_groups' is required");
+    const int64_t groups = c.attr_int("num_groups", 0), ch = x.shape[1];
+    if (groups < 1 || ch % groups != 0)
+        c.fail(fmt::format("num_groups {} does not divide the {} channels", groups, ch));
+    const int64_t per_input = c.opset() >= 21 ? ch : groups;
+    ir::VarId affine[2];
+    for (size_t i = 1; i < 3; ++i) {
+        const std::string_view what = i == 1 ? "scale" : "bias";
+        if (c.input(i).shape != Shape{per_input})
+            c.fail(fmt::format("{} (input #{}) has shape [{}], expected [{}] (one value per {} at opset {})", what, i,
+                               fmt::join(c.input(i).shape, ","), per_input, c.opset() >= 21 ? "channel" : "group",
+                               c.opset()));
+        if (per_input == ch) {
+            affine[i - 1] = c.var(i);
+            continue;
+        }
+        if (!c.is_const(i))
+            c.fail(fmt::format("{} (input #{}) is per group (opset {}) and known only at run time: MegEngine's "
+                               "GroupNorm takes one value per channel",
+                               what, i, c.opset()));
+        const std::vector<double> per_group = c.const_floats(i, what);
+        std::vector<float> per_channel;
+        for (int64_t k = 0; k < ch; ++k) per_channel.push_back(static_cast<float>(per_group[k / (ch / groups)]));
+        Value repeated = float_const(per_channel, {ch});
+        affine[i - 1] = c.materialize(repeated, c.node().output(0) + (i == 1 ? ".scale" : ".bias"));
+    }
+    const Shape nchw = as_nchw(x.shape);
+    ir::VarId data = nchw == x.shape ? c.var(0) : c.reshape(c.var(0), nchw);
+    const ir::ParamArgs params{{"affine", true},
+                               {"eps", static_cast<float>(c.attr_float("epsilon", 1e-5))},
+                               ir::NamedParamArg("group", ir::ParamArg(static_cast<uint64_t>(groups)))};
+    ir::OprId o = c.emit_opr("GroupNorm", {data, affine[0], affine[1]}, params, 3);
+    ir::VarId y = c.graph().output_var(o, 0);
+    if (nchw != x.shape) y = c.reshape(y, x.shape);
+    c.set_output_var(0, y, x.elem_type, x.shape);
+}
+
 // ONNX: y = x / (bias + alpha/size · Σ x²)^beta over channels
 // [c − ⌊(size−1)/2⌋, c + ⌈(size−1)/2⌉]; MegEngine's LRN: x · (k + alpha' · Σ x²)^−beta over
 // [c − n/2, c + n/2] with an odd n. So n = size (odd), k = bias, alpha' = alpha/size.
@@ -156,6 +208,7 @@ void mean_variance_normalization(Importer& c) {
 constexpr OpHandler kHandlers[] = {
     {"LayerNormalization", layer_normalization},
     {"InstanceNormalization", instance_normalization},
+    {"GroupNormalization", group_normalization},
     {"LRN", lrn},
     {"MeanVarianceNormalization", mean_variance_normalization},
 };
