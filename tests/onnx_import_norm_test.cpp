@@ -59,19 +59,32 @@ TEST(OnnxNorm, LayerNormalizationOverEveryAxisWithoutBias) {
     expect_near_all(evaluate_values(m.import(), {{"x", x}}), {n[0] * 2, n[1] * 3, n[2] * 2, n[3] * 3});
 }
 
-TEST(OnnxNorm, LayerNormalizationRefusesFloat16) {
+// FLOAT16 with stash_type FLOAT, as ONNX's function body: normalized in Float32,
+// cast to FLOAT16, then · Scale + B in FLOAT16. Values whose results are exact
+// in Float16 at every step: x = (1, 3) normalizes to (-1, 1) (eps 0), so
+// Y = (-1·2 + 0.5, 1·(-0.25) + 0.5) = (-1.5, 0.25).
+TEST(OnnxNorm, LayerNormalizationOfFloat16NormalizesInFloat32) {
     OnnxModel m(17);
-    m.input("x", {2, 2}, OnnxType::FLOAT16).output("y", OnnxType::FLOAT16);
-    m.input("s", {2}, OnnxType::FLOAT16);
-    m.node("LayerNormalization", {"x", "s"}, {"y"}, "ln");
-    try {
-        m.import();
-        FAIL() << "imported";
-    } catch (const GraphError& e) {
-        EXPECT_NE(std::string(e.what()).find("'ln' (LayerNormalization): X (input #0) is FLOAT16; only FLOAT"),
-                  std::string::npos)
-            << e.what();
-    }
+    m.input("x", {2, 2}, OnnxType::FLOAT16).output("y", OnnxType::FLOAT16).output("mean").output("inv");
+    const uint16_t scale[] = {0x4000, 0xB400}, b[] = {0x3800, 0x3800};  // (2, -0.25), (0.5, 0.5)
+    m.initializer_bytes("s", {2}, OnnxType::FLOAT16, scale, 4);
+    m.initializer_bytes("b", {2}, OnnxType::FLOAT16, b, 4);
+    set_attr(m.node("LayerNormalization", {"x", "s", "b"}, {"y", "mean", "inv"}, "ln"), "epsilon", 0.0f);
+    ir::Graph g = m.import();
+    EXPECT_EQ(g.vars.dtype[g.outputs.at(0).value].type, ir::DTypeEnum::Float16);
+    EXPECT_EQ(g.vars.dtype[g.outputs.at(1).value].type, ir::DTypeEnum::Float32);  // U, the stash type
+    auto out = evaluate(g, {{"x", {1, 3, -2, 6}}});
+    // Row 2: (-2, 6) → (-1, 1) too: (-1.5, 0.25).
+    EXPECT_EQ(engine::eval::to_doubles(out[0].value), (D{-1.5, 0.25, -1.5, 0.25}));
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{2, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{1, 0.25}));  // 1/√1, 1/√16
+
+    OnnxModel mixed(17);
+    mixed.input("x", {2, 2}, OnnxType::FLOAT16).input("s", {2}).output("y", OnnxType::FLOAT16);
+    mixed.node("LayerNormalization", {"x", "s"}, {"y"}, "ln");
+    EXPECT_NE(import_error(mixed).find("'ln' (LayerNormalization): input #1 is FLOAT, X is FLOAT16"),
+              std::string::npos)
+        << import_error(mixed);
 }
 
 TEST(OnnxNorm, InstanceNormalizationOfA3DInputIsReshapedTo4D) {

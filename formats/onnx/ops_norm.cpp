@@ -33,11 +33,24 @@ bool output_used(Importer& c, size_t k) {
 // normalises the last normalized_dim axes, fewer than the input has: axis 0 is
 // taken on the input seen as [1, …]. Mean and InvStdDev are LayerNorm's mean and
 // rstd (Float32, the kept axes) reshaped to ONNX's [d0, …, d(axis−1), 1, …, 1].
+//
+// FLOAT16 / BFLOAT16 X, as ONNX's function body computes it with stash_type
+// FLOAT: the normalization in Float32 (TypeCvt, LayerNorm without affine), cast
+// back to X's type, then Scale and B applied in that type (MUL, ADD).
 void layer_normalization(Importer& c) {
     c.check_attrs({"axis", "epsilon", "stash_type"});
-    require_float32(c, 0, "X");
-    require_float32(c, 1, "Scale");
-    if (c.has_input(2)) require_float32(c, 2, "B");
+    const int32_t type = c.input(0).elem_type;
+    const bool half = type == P::FLOAT16 || type == P::BFLOAT16;
+    if (half) {
+        for (size_t i = 1; i < 3; ++i)
+            if (c.has_input(i) && c.input(i).elem_type != type)
+                c.fail(fmt::format("input #{} is {}, X is {}: ONNX gives them one type", i,
+                                   onnx_elem_name(c.input(i).elem_type), onnx_elem_name(type)));
+    } else {
+        require_float32(c, 0, "X");
+        require_float32(c, 1, "Scale");
+        if (c.has_input(2)) require_float32(c, 2, "B");
+    }
     if (c.attr_int("stash_type", 1) != P::FLOAT)
         c.fail(fmt::format("stash_type {} is not supported (FLOAT only)", c.attr_int("stash_type", 1)));
     const Value& x = c.input(0);
@@ -53,12 +66,13 @@ void layer_normalization(Importer& c) {
                                fmt::join(c.input(i).shape, ","), fmt::join(normalized, ",")));
     }
     ir::VarId data = c.var(0);
+    if (half) data = c.emit("TypeCvt", {data}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
     if (axis == 0) {
         Shape lifted{1};
         lifted.insert(lifted.end(), x.shape.begin(), x.shape.end());
         data = c.reshape(data, lifted);
     }
-    const bool affine = c.has_input(2);
+    const bool affine = c.has_input(2) && !half;
     std::vector<ir::VarId> inputs{data};
     if (affine)
         for (size_t i = 1; i < 3; ++i)
@@ -70,8 +84,11 @@ void layer_normalization(Importer& c) {
     ir::OprId o = c.emit_opr("LayerNorm", inputs, params, 3);
     ir::VarId y = c.graph().output_var(o, 0);
     if (axis == 0) y = c.reshape(y, x.shape);
-    // Without B: Y = normalized · Scale (Scale broadcasts as ONNX says).
+    if (half) y = c.emit("TypeCvt", {y}, {{"dtype", ir::DType::of(onnx_var_dtype(type, c))}});
+    // Without B (or in half precision): Y = normalized · Scale (+ B), which
+    // broadcast as ONNX says.
     if (!affine) y = elemwise(c, "MUL", {y, c.var(1)});
+    if (!affine && c.has_input(2)) y = elemwise(c, "ADD", {y, c.var(2)});
     c.set_output_var(0, y, x.elem_type, x.shape);
     Shape stat(x.shape.begin(), x.shape.begin() + axis);
     stat.resize(static_cast<size_t>(rank), 1);
