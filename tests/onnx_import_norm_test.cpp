@@ -142,6 +142,34 @@ TEST(OnnxNorm, GroupNormalizationPerChannelAt21AndPerGroupAt18) {
         << import_error(runtime);
 }
 
+// x / ‖x‖_p along the axis (ONNX's definition: numpy's norm).
+TEST(OnnxNorm, LpNormalizationDividesByTheL1OrL2NormAlongTheAxis) {
+    const D x{3, -4, 1, 2, 0, -2};  // (2, 3)
+    for (int64_t p : {1, 2})
+        for (int64_t axis : {0, 1}) {
+            OnnxModel m(13);
+            m.input("x", {2, 3}).output("y");
+            auto& n = m.node("LpNormalization", {"x"}, {"y"});
+            set_attr(n, "p", p);
+            set_attr(n, "axis", axis);
+            D want(6);
+            for (size_t r = 0; r < 2; ++r)
+                for (size_t k = 0; k < 3; ++k) {
+                    double norm = 0;
+                    for (size_t j = 0; j < (axis == 0 ? 2u : 3u); ++j) {
+                        const double v = axis == 0 ? x[j * 3 + k] : x[r * 3 + j];
+                        norm += p == 1 ? std::abs(v) : v * v;
+                    }
+                    want[r * 3 + k] = x[r * 3 + k] / (p == 1 ? norm : std::sqrt(norm));
+                }
+            expect_near_all(evaluate_values(m.import(), {{"x", x}}), want, 1e-6);
+        }
+    OnnxModel three(13);
+    three.input("x", {2, 3}).output("y");
+    set_attr(three.node("LpNormalization", {"x"}, {"y"}, "lp"), "p", int64_t{3});
+    EXPECT_NE(import_error(three).find("node 'lp' (LpNormalization): p = 3 is not 1 or 2"), std::string::npos);
+}
+
 TEST(OnnxNorm, LrnIsMegEngineLrnWithAlphaOverSize) {
     OnnxModel m(13);
     m.input("x", {1, 3, 1, 1}).output("y");

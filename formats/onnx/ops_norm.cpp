@@ -10,6 +10,7 @@
 
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -178,6 +179,24 @@ void group_normalization(Importer& c) {
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
 
+// LpNormalization: x / ‖x‖_p along `axis` (ONNX's reference: numpy's norm, no
+// epsilon, so a zero vector gives NaN there too): Σ|x| (p = 1) or √Σx² (p = 2) by
+// one Reduce SUM kept as size 1, then TRUE_DIV, which broadcasts it back.
+void lp_normalization(Importer& c) {
+    c.check_attrs({"axis", "p"});
+    require_float(c, 0);
+    if (any_runtime_shape(c, 1)) c.fail("an input whose shape is known only at run time is not supported");
+    const Value& x = c.input(0);
+    const int64_t p = c.attr_int("p", 2);
+    if (p != 1 && p != 2) c.fail(fmt::format("p = {} is not 1 or 2 (ONNX allows only these)", p));
+    const int64_t axis = normalize_axis(c.attr_int("axis", -1), static_cast<int64_t>(x.shape.size()), c, "axis");
+    const ir::VarId v = c.var(0);
+    ir::VarId norm = c.emit("Reduce", {p == 1 ? elemwise(c, "ABS", {v}) : elemwise(c, "MUL", {v, v})},
+                            {{"mode", "SUM"}, int_param("axis", axis)});
+    if (p == 2) norm = elemwise(c, "SQRT", {norm});
+    c.set_output_var(0, elemwise(c, "TRUE_DIV", {v, norm}), x.elem_type, x.shape);
+}
+
 // ONNX: y = x / (bias + alpha/size · Σ x²)^beta over channels
 // [c − ⌊(size−1)/2⌋, c + ⌈(size−1)/2⌉]; MegEngine's LRN: x · (k + alpha' · Σ x²)^−beta over
 // [c − n/2, c + n/2] with an odd n. So n = size (odd), k = bias, alpha' = alpha/size.
@@ -226,6 +245,7 @@ constexpr OpHandler kHandlers[] = {
     {"LayerNormalization", layer_normalization},
     {"InstanceNormalization", instance_normalization},
     {"GroupNormalization", group_normalization},
+    {"LpNormalization", lp_normalization},
     {"LRN", lrn},
     {"MeanVarianceNormalization", mean_variance_normalization},
 };
