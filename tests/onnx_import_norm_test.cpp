@@ -170,6 +170,20 @@ TEST(OnnxNorm, LpNormalizationDividesByTheL1OrL2NormAlongTheAxis) {
     EXPECT_NE(import_error(three).find("node 'lp' (LpNormalization): p = 3 is not 1 or 2"), std::string::npos);
 }
 
+// FLOAT16: normalized in Float32, converted back, scale and B applied in FLOAT16.
+// Each channel of 2 values normalizes to (-1, 1) with epsilon 0, exactly.
+TEST(OnnxNorm, InstanceNormalizationOfFloat16NormalizesInFloat32) {
+    OnnxModel m(13);
+    m.input("x", {1, 2, 2}, OnnxType::FLOAT16).output("y", OnnxType::FLOAT16);
+    const uint16_t scale[] = {0x4000, 0xB400}, b[] = {0x3800, 0x3800};  // (2, -0.25), (0.5, 0.5)
+    m.initializer_bytes("s", {2}, OnnxType::FLOAT16, scale, 4);
+    m.initializer_bytes("b", {2}, OnnxType::FLOAT16, b, 4);
+    set_attr(m.node("InstanceNormalization", {"x", "s", "b"}, {"y"}), "epsilon", 0.0f);
+    ir::Graph g = m.import();
+    EXPECT_EQ(g.vars.dtype[g.outputs.at(0).value].type, ir::DTypeEnum::Float16);
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, 3, -2, 6}}}), (D{-1.5, 2.5, 0.75, 0.25}));
+}
+
 TEST(OnnxNorm, LrnIsMegEngineLrnWithAlphaOverSize) {
     OnnxModel m(13);
     m.input("x", {1, 3, 1, 1}).output("y");

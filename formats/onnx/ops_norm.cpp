@@ -106,11 +106,25 @@ Shape as_nchw(const Shape& s) {
 }
 
 // y = scale · (x − mean) / √(var + epsilon) + B per (instance, channel).
+//
+// FLOAT16 / BFLOAT16: normalized in Float32 (TypeCvt, InstanceNorm without
+// affine), converted back, then scale and B applied in the input's type, as for
+// LayerNormalization (ONNX's reference takes numpy's mean and variance, which
+// accumulate half precision in float32; MegDNN's would round them to Float16).
 void instance_normalization(Importer& c) {
     c.check_attrs({"epsilon"});
-    require_float32(c, 0, "input");
-    require_float32(c, 1, "scale");
-    require_float32(c, 2, "B");
+    const int32_t type = c.input(0).elem_type;
+    const bool half = type == P::FLOAT16 || type == P::BFLOAT16;
+    if (half) {
+        for (size_t i = 1; i < 3; ++i)
+            if (c.input(i).elem_type != type)
+                c.fail(fmt::format("input #{} is {}, the input is {}: ONNX gives them one type", i,
+                                   onnx_elem_name(c.input(i).elem_type), onnx_elem_name(type)));
+    } else {
+        require_float32(c, 0, "input");
+        require_float32(c, 1, "scale");
+        require_float32(c, 2, "B");
+    }
     const Value& x = c.input(0);
     if (x.shape.size() < 3) c.fail(fmt::format("input must be (N, C, D1, …), has rank {}", x.shape.size()));
     const int64_t ch = x.shape[1];
@@ -120,9 +134,17 @@ void instance_normalization(Importer& c) {
                                fmt::join(c.input(i).shape, ","), ch));
     const Shape nchw = as_nchw(x.shape);
     ir::VarId data = nchw == x.shape ? c.var(0) : c.reshape(c.var(0), nchw);
-    const ir::ParamArgs params{{"affine", true}, {"eps", static_cast<float>(c.attr_float("epsilon", 1e-5))}};
-    ir::OprId o = c.emit_opr("InstanceNorm", {data, c.var(1), c.var(2)}, params, 3);
+    if (half) data = c.emit("TypeCvt", {data}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+    const ir::ParamArgs params{{"affine", !half}, {"eps", static_cast<float>(c.attr_float("epsilon", 1e-5))}};
+    ir::OprId o = half ? c.emit_opr("InstanceNorm", {data}, params, 3)
+                       : c.emit_opr("InstanceNorm", {data, c.var(1), c.var(2)}, params, 3);
     ir::VarId y = c.graph().output_var(o, 0);
+    if (half) {
+        Shape per_channel(nchw.size(), 1);
+        per_channel[1] = ch;
+        y = c.emit("TypeCvt", {y}, {{"dtype", ir::DType::of(onnx_var_dtype(type, c))}});
+        y = elemwise(c, "FUSE_MUL_ADD3", {y, c.reshape(c.var(1), per_channel), c.reshape(c.var(2), per_channel)});
+    }
     if (nchw != x.shape) y = c.reshape(y, x.shape);
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
