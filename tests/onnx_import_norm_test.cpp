@@ -82,7 +82,7 @@ TEST(OnnxNorm, LayerNormalizationOfFloat16NormalizesInFloat32) {
     OnnxModel mixed(17);
     mixed.input("x", {2, 2}, OnnxType::FLOAT16).input("s", {2}).output("y", OnnxType::FLOAT16);
     mixed.node("LayerNormalization", {"x", "s"}, {"y"}, "ln");
-    EXPECT_NE(import_error(mixed).find("'ln' (LayerNormalization): input #1 is FLOAT, X is FLOAT16"),
+    EXPECT_NE(import_error(mixed).find("'ln' (LayerNormalization): Scale (input #1) is FLOAT, X is FLOAT16"),
               std::string::npos)
         << import_error(mixed);
 }
@@ -140,6 +140,23 @@ TEST(OnnxNorm, GroupNormalizationPerChannelAt21AndPerGroupAt18) {
                                          "and known only at run time"),
               std::string::npos)
         << import_error(runtime);
+}
+
+// FLOAT16 as InstanceNormalization's: groups {1, 3, 1, 3} and {-2, 6, -2, 6}
+// both normalize to (-1, 1, -1, 1) exactly (epsilon 0), then the per-channel
+// scale (2, -0.25, 1, 0.5) and bias (0.5, 0.5, 0, 0) in FLOAT16.
+TEST(OnnxNorm, GroupNormalizationOfFloat16NormalizesInFloat32) {
+    OnnxModel m(21);
+    m.input("x", {1, 4, 2}, OnnxType::FLOAT16).output("y", OnnxType::FLOAT16);
+    const uint16_t scale[] = {0x4000, 0xB400, 0x3C00, 0x3800}, b[] = {0x3800, 0x3800, 0, 0};
+    m.initializer_bytes("s", {4}, OnnxType::FLOAT16, scale, 8);
+    m.initializer_bytes("b", {4}, OnnxType::FLOAT16, b, 8);
+    auto& n = m.node("GroupNormalization", {"x", "s", "b"}, {"y"});
+    set_attr(n, "num_groups", int64_t{2});
+    set_attr(n, "epsilon", 0.0f);
+    ir::Graph g = m.import();
+    EXPECT_EQ(g.vars.dtype[g.outputs.at(0).value].type, ir::DTypeEnum::Float16);
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, 3, 1, 3, -2, 6, -2, 6}}}), (D{-1.5, 2.5, 0.75, 0.25, -1, 1, -0.5, 0.5}));
 }
 
 // x / ‖x‖_p along the axis (ONNX's definition: numpy's norm).

@@ -7,6 +7,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <initializer_list>
+#include <utility>
 
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
@@ -26,6 +28,25 @@ void require_float32(Importer& c, size_t i, std::string_view what) {
                            what, i, onnx_elem_name(t)));
 }
 
+// Whether input 0 is FLOAT16 / BFLOAT16, the other present `inputs` then of its
+// type (ONNX gives them one); else every one must be FLOAT (or DOUBLE). MegDNN's
+// norms round their statistics to the data type, so the callers normalize half
+// precision in Float32 and apply the affine part in the input's type.
+bool half_precision(Importer& c, std::initializer_list<std::pair<size_t, std::string_view>> inputs) {
+    const int32_t type = c.input(0).elem_type;
+    const bool half = type == P::FLOAT16 || type == P::BFLOAT16;
+    for (const auto& [i, what] : inputs) {
+        if (!c.has_input(i)) continue;
+        if (!half) {
+            require_float32(c, i, what);
+        } else if (c.input(i).elem_type != type) {
+            c.fail(fmt::format("{} (input #{}) is {}, {} is {}: ONNX gives them one type", what, i,
+                               onnx_elem_name(c.input(i).elem_type), inputs.begin()->second, onnx_elem_name(type)));
+        }
+    }
+    return half;
+}
+
 bool output_used(Importer& c, size_t k) {
     return c.output_count() > k && !c.node().output(static_cast<int>(k)).empty();
 }
@@ -41,17 +62,7 @@ bool output_used(Importer& c, size_t k) {
 void layer_normalization(Importer& c) {
     c.check_attrs({"axis", "epsilon", "stash_type"});
     const int32_t type = c.input(0).elem_type;
-    const bool half = type == P::FLOAT16 || type == P::BFLOAT16;
-    if (half) {
-        for (size_t i = 1; i < 3; ++i)
-            if (c.has_input(i) && c.input(i).elem_type != type)
-                c.fail(fmt::format("input #{} is {}, X is {}: ONNX gives them one type", i,
-                                   onnx_elem_name(c.input(i).elem_type), onnx_elem_name(type)));
-    } else {
-        require_float32(c, 0, "X");
-        require_float32(c, 1, "Scale");
-        if (c.has_input(2)) require_float32(c, 2, "B");
-    }
+    const bool half = half_precision(c, {{0, "X"}, {1, "Scale"}, {2, "B"}});
     if (c.attr_int("stash_type", 1) != P::FLOAT)
         c.fail(fmt::format("stash_type {} is not supported (FLOAT only)", c.attr_int("stash_type", 1)));
     const Value& x = c.input(0);
@@ -114,17 +125,7 @@ Shape as_nchw(const Shape& s) {
 void instance_normalization(Importer& c) {
     c.check_attrs({"epsilon"});
     const int32_t type = c.input(0).elem_type;
-    const bool half = type == P::FLOAT16 || type == P::BFLOAT16;
-    if (half) {
-        for (size_t i = 1; i < 3; ++i)
-            if (c.input(i).elem_type != type)
-                c.fail(fmt::format("input #{} is {}, the input is {}: ONNX gives them one type", i,
-                                   onnx_elem_name(c.input(i).elem_type), onnx_elem_name(type)));
-    } else {
-        require_float32(c, 0, "input");
-        require_float32(c, 1, "scale");
-        require_float32(c, 2, "B");
-    }
+    const bool half = half_precision(c, {{0, "input"}, {1, "scale"}, {2, "B"}});
     const Value& x = c.input(0);
     if (x.shape.size() < 3) c.fail(fmt::format("input must be (N, C, D1, …), has rank {}", x.shape.size()));
     const int64_t ch = x.shape[1];
@@ -157,9 +158,8 @@ void instance_normalization(Importer& c) {
 // run time are refused.
 void group_normalization(Importer& c) {
     c.check_attrs({"epsilon", "num_groups", "stash_type"});
-    require_float32(c, 0, "X");
-    require_float32(c, 1, "scale");
-    require_float32(c, 2, "bias");
+    const int32_t type = c.input(0).elem_type;
+    const bool half = half_precision(c, {{0, "X"}, {1, "scale"}, {2, "bias"}});
     if (c.attr_int("stash_type", 1) != P::FLOAT)
         c.fail(fmt::format("stash_type {} is not supported (FLOAT only)", c.attr_int("stash_type", 1)));
     const Value& x = c.input(0);
@@ -187,16 +187,26 @@ void group_normalization(Importer& c) {
         const std::vector<double> per_group = c.const_floats(i, what);
         std::vector<float> per_channel;
         for (int64_t k = 0; k < ch; ++k) per_channel.push_back(static_cast<float>(per_group[k / (ch / groups)]));
-        Value repeated = float_const(per_channel, {ch});
+        Value repeated = float_const_as(type, per_channel, {ch});
         affine[i - 1] = c.materialize(repeated, c.node().output(0) + (i == 1 ? ".scale" : ".bias"));
     }
     const Shape nchw = as_nchw(x.shape);
     ir::VarId data = nchw == x.shape ? c.var(0) : c.reshape(c.var(0), nchw);
-    const ir::ParamArgs params{{"affine", true},
+    // Half precision as InstanceNormalization's: normalized in Float32 (opset
+    // 21's stash_type), the affine part in X's type.
+    if (half) data = c.emit("TypeCvt", {data}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+    const ir::ParamArgs params{{"affine", !half},
                                {"eps", static_cast<float>(c.attr_float("epsilon", 1e-5))},
                                ir::NamedParamArg("group", ir::ParamArg(static_cast<uint64_t>(groups)))};
-    ir::OprId o = c.emit_opr("GroupNorm", {data, affine[0], affine[1]}, params, 3);
+    ir::OprId o = half ? c.emit_opr("GroupNorm", {data}, params, 3)
+                       : c.emit_opr("GroupNorm", {data, affine[0], affine[1]}, params, 3);
     ir::VarId y = c.graph().output_var(o, 0);
+    if (half) {
+        Shape per_channel(nchw.size(), 1);
+        per_channel[1] = ch;
+        y = c.emit("TypeCvt", {y}, {{"dtype", ir::DType::of(onnx_var_dtype(type, c))}});
+        y = elemwise(c, "FUSE_MUL_ADD3", {y, c.reshape(affine[0], per_channel), c.reshape(affine[1], per_channel)});
+    }
     if (nchw != x.shape) y = c.reshape(y, x.shape);
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
