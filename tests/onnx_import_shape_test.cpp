@@ -405,6 +405,30 @@ TEST(OnnxShape, PadIsPaddingWithFrontAndBackOffsets) {
     expect_round_trip(g);
 }
 
+// Pad-18's axes: pads holds the begins then the ends of the listed axes only.
+TEST(OnnxShape, PadWithAxesPadsOnlyThoseAxes) {
+    OnnxModel m(18);
+    m.input("x", {2, 3}).output("y");
+    // Begins of axes -1 and 0, then their ends: axis 1 (1, 0), axis 0 (1, 2).
+    m.initializer_i64("pads", {4}, {1, 1, 0, 2});
+    m.initializer("v", {}, {9.0f});
+    m.initializer_i64("axes", {2}, {-1, 0});
+    m.node("Pad", {"x", "pads", "v", "axes"}, {"y"});
+    ir::Graph g = m.import();
+    EXPECT_EQ(g.var_shape(g.outputs.at(0)).size(), 2u);
+    // np.pad(x, ((1, 2), (1, 0)), constant_values=9) of x = [[1, 2, 3], [4, 5, 6]]: (5, 4).
+    EXPECT_EQ(evaluate_values(g, {{"x", {1, 2, 3, 4, 5, 6}}}),
+              (std::vector<double>{9, 9, 9, 9, 9, 1, 2, 3, 9, 4, 5, 6, 9, 9, 9, 9, 9, 9, 9, 9}));
+
+    OnnxModel twice(18);
+    twice.input("x", {2, 3}).output("y");
+    twice.initializer_i64("pads", {4}, {1, 1, 1, 1});
+    twice.initializer_i64("axes", {2}, {1, -1});
+    twice.node("Pad", {"x", "pads", "", "axes"}, {"y"}, "pad");
+    EXPECT_NE(import_error(twice).find("node 'pad' (Pad): axis 1 is given twice"), std::string::npos)
+        << import_error(twice);
+}
+
 // MegEngine's Padding fills with T(padding_val), a Float32 param: an integer
 // fill must be exact in a Float32 and inside the input's type.
 TEST(OnnxShape, IntegerPadFillsWithAValueAFloat32HoldsOrIsRefused) {

@@ -254,13 +254,31 @@ void constant(Importer& c) {
     c.fail("has no value attribute (value, value_float(s), value_int(s))");
 }
 
+// Pad-18's `axes` (input #3): `pads` holds the begins then the ends of those
+// axes only; the others are not padded.
+std::vector<int64_t> pads_of_every_axis(Importer& c, const std::vector<int64_t>& pads, size_t rank) {
+    std::vector<int64_t> axes = c.const_ints(3, "axes");
+    if (pads.size() != 2 * axes.size())
+        c.fail(fmt::format("pads has {} entries for {} axes, expected {}", pads.size(), axes.size(), 2 * axes.size()));
+    std::vector<int64_t> every(2 * rank, 0);
+    std::vector<bool> seen(rank, false);
+    for (size_t k = 0; k < axes.size(); ++k) {
+        const auto a = static_cast<size_t>(normalize_axis(axes[k], static_cast<int64_t>(rank), c, "axis"));
+        if (seen[a]) c.fail(fmt::format("axis {} is given twice", a));
+        seen[a] = true;
+        every[a] = pads[k];
+        every[a + rank] = pads[k + axes.size()];
+    }
+    return every;
+}
+
 void pad(Importer& c) {
     c.check_attrs({"mode", "pads", "value"});
     const Value& x = c.input(0);
     const size_t rank = x.shape.size();
     if (rank > 7) c.fail("MegEngine's Padding handles at most 7 axes");
     std::vector<int64_t> pads = c.attr_ints("pads");
-    if (c.has_input(3)) c.fail("the axes input is not supported");
+    if (c.has_input(3) && is_runtime_value(c, 1)) c.fail("the axes input with pads known only at run time is not supported");
     if (is_runtime_value(c, 1)) {
         // MegEngine's Padding takes its offsets as a param: formats/onnx/runtime_axes.cpp gathers instead.
         const std::string mode = c.attr_string("mode", "constant");
@@ -269,6 +287,7 @@ void pad(Importer& c) {
         return pad_by_runtime_pads(c, mode);
     }
     if (c.has_input(1)) pads = c.const_ints(1, "pads");
+    if (c.has_input(3)) pads = pads_of_every_axis(c, pads, rank);
     if (pads.size() != 2 * rank)
         c.fail(fmt::format("pads has {} entries, expected {}", pads.size(), 2 * rank));
     double value = c.attr_float("value", 0.0);
