@@ -47,6 +47,33 @@ bool half_precision(Importer& c, std::initializer_list<std::pair<size_t, std::st
     return half;
 }
 
+// ONNX's stash_type: the precision of the statistics; MegDNN's norms (and the
+// half-precision lowering around them) compute them in Float32 only.
+void require_float_stash(Importer& c) {
+    const int64_t stash = c.attr_int("stash_type", 1);
+    if (stash != P::FLOAT) c.fail(fmt::format("stash_type {} is not supported (FLOAT only)", stash));
+}
+
+// The half-precision lowering's two casts: the data to Float32 before the norm,
+// the normalized result back to the input's ONNX type after it.
+ir::VarId as_float32(Importer& c, ir::VarId v) {
+    return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+}
+ir::VarId as_onnx_type(Importer& c, ir::VarId v, int32_t type) {
+    return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(onnx_var_dtype(type, c))}});
+}
+
+// The half-precision tail of InstanceNorm and GroupNorm: y (Float32, NCHW-like
+// of rank `rank`) cast back to `type`, then y · scale + bias per channel in that
+// type, scale and bias ([ch]) reshaped to broadcast over axis 1.
+ir::VarId per_channel_affine_in(Importer& c, ir::VarId y, int32_t type, size_t rank, int64_t ch, ir::VarId scale,
+                                ir::VarId bias) {
+    Shape per_channel(rank, 1);
+    per_channel[1] = ch;
+    return elemwise(c, "FUSE_MUL_ADD3",
+                    {as_onnx_type(c, y, type), c.reshape(scale, per_channel), c.reshape(bias, per_channel)});
+}
+
 bool output_used(Importer& c, size_t k) {
     return c.output_count() > k && !c.node().output(static_cast<int>(k)).empty();
 }
@@ -63,8 +90,7 @@ void layer_normalization(Importer& c) {
     c.check_attrs({"axis", "epsilon", "stash_type"});
     const int32_t type = c.input(0).elem_type;
     const bool half = half_precision(c, {{0, "X"}, {1, "Scale"}, {2, "B"}});
-    if (c.attr_int("stash_type", 1) != P::FLOAT)
-        c.fail(fmt::format("stash_type {} is not supported (FLOAT only)", c.attr_int("stash_type", 1)));
+    require_float_stash(c);
     const Value& x = c.input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     if (rank == 0) c.fail("X must have rank ≥ 1");
@@ -78,7 +104,7 @@ void layer_normalization(Importer& c) {
                                fmt::join(c.input(i).shape, ","), fmt::join(normalized, ",")));
     }
     ir::VarId data = c.var(0);
-    if (half) data = c.emit("TypeCvt", {data}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+    if (half) data = as_float32(c, data);
     if (axis == 0) {
         Shape lifted{1};
         lifted.insert(lifted.end(), x.shape.begin(), x.shape.end());
@@ -96,7 +122,7 @@ void layer_normalization(Importer& c) {
     ir::OprId o = c.emit_opr("LayerNorm", inputs, params, 3);
     ir::VarId y = c.graph().output_var(o, 0);
     if (axis == 0) y = c.reshape(y, x.shape);
-    if (half) y = c.emit("TypeCvt", {y}, {{"dtype", ir::DType::of(onnx_var_dtype(type, c))}});
+    if (half) y = as_onnx_type(c, y, type);
     // Without B (or in half precision): Y = normalized · Scale (+ B), which
     // broadcast as ONNX says.
     if (!affine) y = elemwise(c, "MUL", {y, c.var(1)});
@@ -135,17 +161,12 @@ void instance_normalization(Importer& c) {
                                fmt::join(c.input(i).shape, ","), ch));
     const Shape nchw = as_nchw(x.shape);
     ir::VarId data = nchw == x.shape ? c.var(0) : c.reshape(c.var(0), nchw);
-    if (half) data = c.emit("TypeCvt", {data}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+    if (half) data = as_float32(c, data);
     const ir::ParamArgs params{{"affine", !half}, {"eps", static_cast<float>(c.attr_float("epsilon", 1e-5))}};
     ir::OprId o = half ? c.emit_opr("InstanceNorm", {data}, params, 3)
                        : c.emit_opr("InstanceNorm", {data, c.var(1), c.var(2)}, params, 3);
     ir::VarId y = c.graph().output_var(o, 0);
-    if (half) {
-        Shape per_channel(nchw.size(), 1);
-        per_channel[1] = ch;
-        y = c.emit("TypeCvt", {y}, {{"dtype", ir::DType::of(onnx_var_dtype(type, c))}});
-        y = elemwise(c, "FUSE_MUL_ADD3", {y, c.reshape(c.var(1), per_channel), c.reshape(c.var(2), per_channel)});
-    }
+    if (half) y = per_channel_affine_in(c, y, type, nchw.size(), ch, c.var(1), c.var(2));
     if (nchw != x.shape) y = c.reshape(y, x.shape);
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
@@ -160,8 +181,7 @@ void group_normalization(Importer& c) {
     c.check_attrs({"epsilon", "num_groups", "stash_type"});
     const int32_t type = c.input(0).elem_type;
     const bool half = half_precision(c, {{0, "X"}, {1, "scale"}, {2, "bias"}});
-    if (c.attr_int("stash_type", 1) != P::FLOAT)
-        c.fail(fmt::format("stash_type {} is not supported (FLOAT only)", c.attr_int("stash_type", 1)));
+    require_float_stash(c);
     const Value& x = c.input(0);
     if (x.shape.size() < 3) c.fail(fmt::format("X must be (N, C, D1, …), has rank {}", x.shape.size()));
     if (!c.has_attr("num_groups")) c.fail("attribute 'num_groups' is required");
@@ -194,19 +214,14 @@ void group_normalization(Importer& c) {
     ir::VarId data = nchw == x.shape ? c.var(0) : c.reshape(c.var(0), nchw);
     // Half precision as InstanceNormalization's: normalized in Float32 (opset
     // 21's stash_type), the affine part in X's type.
-    if (half) data = c.emit("TypeCvt", {data}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+    if (half) data = as_float32(c, data);
     const ir::ParamArgs params{{"affine", !half},
                                {"eps", static_cast<float>(c.attr_float("epsilon", 1e-5))},
                                ir::NamedParamArg("group", ir::ParamArg(static_cast<uint64_t>(groups)))};
     ir::OprId o = half ? c.emit_opr("GroupNorm", {data}, params, 3)
                        : c.emit_opr("GroupNorm", {data, affine[0], affine[1]}, params, 3);
     ir::VarId y = c.graph().output_var(o, 0);
-    if (half) {
-        Shape per_channel(nchw.size(), 1);
-        per_channel[1] = ch;
-        y = c.emit("TypeCvt", {y}, {{"dtype", ir::DType::of(onnx_var_dtype(type, c))}});
-        y = elemwise(c, "FUSE_MUL_ADD3", {y, c.reshape(affine[0], per_channel), c.reshape(affine[1], per_channel)});
-    }
+    if (half) y = per_channel_affine_in(c, y, type, nchw.size(), ch, affine[0], affine[1]);
     if (nchw != x.shape) y = c.reshape(y, x.shape);
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
