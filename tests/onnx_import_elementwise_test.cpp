@@ -365,6 +365,34 @@ TEST(OnnxElemwise, AFoldedCastOfAFloatOutsideTheIntegerTypeIsRefused) {
     }
 }
 
+TEST(OnnxElemwise, AFoldedCastKeepsEachIntegerTypesEdgesAndRefusesOnePast) {
+    // The ranges of the ONNX types (two's complement, unsigned from 0); the
+    // fraction is dropped toward zero first, as numpy's astype does.
+    struct Edge {
+        int32_t type;
+        float lowest, highest;
+    };
+    for (const Edge& e : {Edge{OnnxType::INT8, -128, 127}, Edge{OnnxType::UINT8, 0, 255},
+                          Edge{OnnxType::INT16, -32768, 32767}, Edge{OnnxType::UINT16, 0, 65535}}) {
+        auto model = [&](float v) {
+            OnnxModel m;
+            m.input("x", {1}).output("y");
+            m.initializer("f", {1}, {v});
+            set_attr(m.node("Cast", {"f"}, {"i"}, "cast"), "to", int64_t{e.type});
+            set_attr(m.node("Cast", {"i"}, {"back"}), "to", int64_t{OnnxType::FLOAT});
+            m.node("Add", {"x", "back"}, {"y"});
+            return m;
+        };
+        for (float v : {e.lowest, e.highest, e.lowest - 0.5f, e.highest + 0.5f})
+            EXPECT_EQ(evaluate_values(model(v).import(), {{"x", {1}}}),
+                      (std::vector<double>{1 + std::trunc(static_cast<double>(v))}))
+                << e.type << " " << v;
+        for (float v : {e.lowest - 1, e.highest + 1})
+            EXPECT_NE(import_error(model(v)).find("the value is outside the type"), std::string::npos)
+                << e.type << " " << v;
+    }
+}
+
 TEST(OnnxElemwise, FoldedInt64DivisionOfTheMinimumByMinusOneDoesNotTrap) {
     // INT64_MIN / -1 overflows: x86's idiv traps (SIGFPE). numpy's result wraps
     // to INT64_MIN, which MegEngine's Int32 cannot hold: refused, no crash.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 #include "formats/onnx/onnx_proto.h"
@@ -149,6 +150,16 @@ bool is_integer_type(int32_t t) {
 }
 
 bool is_unsigned_type(int32_t t) { return t == P::UINT8 || t == P::UINT16 || t == P::UINT32 || t == P::UINT64; }
+
+bool is_integer_or_bool_type(int32_t t) { return is_integer_type(t) || t == P::BOOL; }
+
+IntegerBounds onnx_integer_bounds(int32_t t) {
+    if (!is_integer_type(t))
+        throw std::logic_error(fmt::format("onnx_integer_bounds: {} is not an integer type", onnx_elem_name(t)));
+    const int bits = static_cast<int>(8 * onnx_elem_size(t));
+    if (is_unsigned_type(t)) return {0, std::ldexp(1.0, bits)};
+    return {-std::ldexp(1.0, bits - 1), std::ldexp(1.0, bits - 1)};
+}
 
 ir::VarId remainder_sign_differs(Importer& c, ir::VarId a, ir::VarId r, int32_t elem_type) {
     ir::VarId signs = elemwise(c, "MUL", {elemwise(c, "SIGN", {a}), elemwise(c, "SIGN", {r})});

@@ -58,9 +58,18 @@ SoftmaxView softmax_view(Importer& c);
 // with `Reduce` MAX and SUM kept over the axis (no log of a softmax that underflows to 0).
 ir::VarId log_softmax_over(Importer& c, ir::VarId v, int64_t axis);
 
-bool is_float_type(int32_t elem_type);
+// The one spelling of each ONNX element-type family the handlers test for.
+bool is_float_type(int32_t elem_type);  // FLOAT, DOUBLE, FLOAT16, BFLOAT16
 bool is_integer_type(int32_t elem_type);  // signed or unsigned, not Bool
 bool is_unsigned_type(int32_t elem_type);  // UINT8 … UINT64
+bool is_integer_or_bool_type(int32_t elem_type);  // what int_const_as folds to
+// The values of ONNX integer type `elem_type` as [lowest, past_highest): both 0
+// or a power of two, so exact in a double (INT64's highest, 2^63 − 1, is not).
+struct IntegerBounds {
+    double lowest;
+    double past_highest;
+};
+IntegerBounds onnx_integer_bounds(int32_t elem_type);
 // 1 where `a` and `r` (a remainder of a / b from MOD, which takes b's sign and is
 // 0 when the division is exact) differ in sign, else 0, in their integer type
 // `elem_type`: where truncating division and fmod part from MegEngine's floor

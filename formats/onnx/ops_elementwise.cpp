@@ -18,8 +18,6 @@ namespace {
 
 using P = onnx::TensorProto;
 
-bool is_integer(int32_t t) { return t != P::FLOAT && t != P::DOUBLE && t != P::FLOAT16 && t != P::BFLOAT16; }
-
 // Both inputs constant integers: compute the result with numpy broadcasting, in
 // the operands' type (ONNX's Add, Sub, Mul and Div take two of one type): modulo
 // 2^64, then wrapped to the type's width, as numpy computes in that width. In
@@ -27,7 +25,7 @@ bool is_integer(int32_t t) { return t != P::FLOAT && t != P::DOUBLE && t != P::F
 // undefined behaviour.
 bool fold_integer_binary(Importer& c, std::string_view op, const Shape& out_shape) {
     const int32_t type = c.input(0).elem_type;
-    auto foldable = [](int32_t t) { return is_int_elem_type(t) && t != P::UINT64; };  // UINT64: not decoded
+    auto foldable = [](int32_t t) { return is_integer_or_bool_type(t) && t != P::UINT64; };  // UINT64: not decoded
     if (!c.is_const(0) || !c.is_const(1) || !foldable(type) || !foldable(c.input(1).elem_type)) return false;
     std::vector<int64_t> a = c.const_ints(0, "operand"), b = c.const_ints(1, "operand");
     const Shape &sa = c.input(0).shape, &sb = c.input(1).shape;
@@ -106,7 +104,7 @@ void divide(Importer& c) {
                            fmt::join(b.shape, ",")));
     if (fold_integer_binary(c, "Div", *shape)) return;
     const int32_t elem = a.elem_type;
-    if (!is_integer(elem) || !is_integer(b.elem_type))
+    if (is_float_type(elem) || is_float_type(b.elem_type))
         return c.set_output_var(0, elemwise(c, "TRUE_DIV", {c.var(0), c.var(1)}), elem, *shape);
     if (elem != b.elem_type)
         c.fail(fmt::format("inputs are {} and {}; Div takes one type", onnx_elem_name(elem),
@@ -153,7 +151,7 @@ void power(Importer& c) {
     const ir::DTypeEnum dtype = onnx_var_dtype(elem, c);
     if (elem == P::BOOL || b.elem_type == P::BOOL) c.fail("Pow of BOOL is not defined");
     ir::VarId y;
-    if (!is_integer(elem)) {
+    if (is_float_type(elem)) {
         y = elemwise(c, "POW", {c.var(0), c.var(1)});
     } else if (auto n = small_integer_exponent(c); n && *shape == a.shape) {
         ir::VarId base = c.var(0);
@@ -168,7 +166,7 @@ void power(Importer& c) {
         const ir::DType f32 = ir::DType::of(ir::DTypeEnum::Float32);
         ir::VarId x = c.emit("TypeCvt", {c.var(0)}, {{"dtype", f32}});
         ir::VarId e = c.var(1);
-        if (is_integer(b.elem_type)) e = c.emit("TypeCvt", {e}, {{"dtype", f32}});
+        if (!is_float_type(b.elem_type)) e = c.emit("TypeCvt", {e}, {{"dtype", f32}});
         y = elemwise(c, "POW", {x, e});
     }
     if (c.graph().vars.dtype[y.value].type != dtype)
@@ -311,19 +309,8 @@ void dropout(Importer& c) {
 int64_t float_to_int(const Importer& c, double d, int32_t to) {
     if (to == P::BOOL) return d != 0;  // NaN is true, as numpy's
     const double t = std::trunc(d);
-    double lo = 0, past_hi = 0;  // [lo, past_hi): powers of two, exact in a double
-    switch (to) {
-        case P::INT8: lo = -0x1p7, past_hi = 0x1p7; break;
-        case P::UINT8: past_hi = 0x1p8; break;
-        case P::INT16: lo = -0x1p15, past_hi = 0x1p15; break;
-        case P::UINT16: past_hi = 0x1p16; break;
-        case P::INT32: lo = -0x1p31, past_hi = 0x1p31; break;
-        case P::UINT32: past_hi = 0x1p32; break;
-        case P::INT64: lo = -0x1p63, past_hi = 0x1p63; break;
-        case P::UINT64: past_hi = 0x1p64; break;
-        default: break;
-    }
-    if (!(t >= lo && t < past_hi))  // NaN fails both
+    const auto [lowest, past_highest] = onnx_integer_bounds(to);
+    if (!(t >= lowest && t < past_highest))  // NaN fails both
         c.fail(fmt::format("Cast of the constant {} to {}: the value is outside the type, where ONNX leaves "
                            "the result undefined",
                            d, onnx_elem_name(to)));
@@ -351,7 +338,7 @@ void cast_to(Importer& c, int32_t to) {
     if (x.is_const) {
         const std::optional<std::vector<int64_t>> ints = decode_ints(x);
         const std::optional<std::vector<double>> floats = ints ? std::nullopt : decode_floats(x);
-        if (is_int_elem_type(to) && (ints || floats)) {
+        if (is_integer_or_bool_type(to) && (ints || floats)) {
             std::vector<int64_t> values;
             if (ints)
                 values = *ints;
@@ -390,7 +377,7 @@ void cast_like(Importer& c) {
 // the count of normalized axes) are negated at import; anything else is NEGATE.
 void negate(Importer& c) {
     const int32_t type = c.input(0).elem_type;
-    if (c.is_const(0) && is_int_elem_type(type) && type != P::BOOL && type != P::UINT64) {
+    if (c.is_const(0) && is_integer_type(type) && type != P::UINT64) {
         c.check_attrs({});
         std::vector<int64_t> v = c.const_ints(0, "input");
         // Modulo 2^64, then in the input's width: -(-128) is -128 in INT8, as numpy's.

@@ -132,16 +132,6 @@ Value float_const_as(int32_t elem_type, const std::vector<float>& values, Shape 
     return bytes_const(elem_type, std::move(shape), owned_bytes(bits));
 }
 
-bool is_int_elem_type(int32_t t) {
-    switch (t) {
-        case P::INT8: case P::UINT8: case P::INT16: case P::UINT16: case P::INT32: case P::UINT32:
-        case P::INT64: case P::UINT64: case P::BOOL:
-            return true;
-        default:
-            return false;
-    }
-}
-
 namespace {
 // The conversion to T is modular (C++20) for every integer T.
 template <class T>

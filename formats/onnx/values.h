@@ -24,10 +24,8 @@ Value double_const(const std::vector<double>& values, Shape shape);
 // `values` as a constant of float type `elem_type`: FLOAT, DOUBLE, or FLOAT16 /
 // BFLOAT16 rounded to nearest even (formats/half_bits.h).
 Value float_const_as(int32_t elem_type, const std::vector<float>& values, Shape shape);
-// Whether a folded constant can be of ONNX element type `t`: a signed or
-// unsigned integer of 8 to 64 bits, or BOOL.
-bool is_int_elem_type(int32_t t);
-// `values` as a constant of such a type, each wrapped to the type's width as
+// `values` as a constant of ONNX integer type `elem_type` (signed or unsigned,
+// 8 to 64 bits) or BOOL, each wrapped to the type's width as
 // numpy's astype between integer types does (two's complement; BOOL: nonzero is
 // 1). Folds keep their operands' type: a folded UINT8 sum stored as INT64 kept
 // 200 + 100 as 300 where ONNX gives 44, and a Cast to BOOL gave an INT64 that
