@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -11,6 +12,8 @@
 #include "bench/support/measure.h"
 #include "engine/artifact_file.h"
 #include "engine/dump.h"
+#include "formats/onnx/import.h"
+#include "tests/never_inferred.h"
 
 namespace mgedump::bench {
 namespace {
@@ -35,6 +38,30 @@ void dump_to_memory(benchmark::State& state, const std::string& graph, engine::D
     engine::dump_graph(g, options, recycle ? &scratch : nullptr, into_warm(spill), digest);
     for (auto _ : state) {
         engine::Dumped d = engine::dump_graph(g, options, recycle ? &scratch : nullptr, into_warm(spill), digest);
+        benchmark::DoNotOptimize(spill.data());
+        last = std::move(d.result);
+    }
+    report(state, last);
+}
+
+// transformer_encoder of the ONNX corpus (MGEDUMP_ONNX_CORPUS), as imported
+// (inferred when it was made) and as a hand-assembled graph reaches the dump:
+// never inferred (tests/never_inferred.h), so the dump infers it. The pair is
+// the compare driver's mgedump and inferring columns, apart, for a profiler:
+// callgrind's instruction counts of the two differ by what inference adds to a
+// dump, without the clock's noise.
+void dump_onnx_model(benchmark::State& state, const std::filesystem::path& path, engine::DumpFormat format,
+                     bool never_inferred) {
+    static const ir::Graph imported = formats::import_onnx(path);
+    const ir::Graph g = never_inferred ? test::as_never_inferred(imported) : imported;
+    engine::DumpOptions options;
+    options.dump_format = format;
+    formats::WriteScratch scratch;
+    std::vector<std::byte> spill;
+    engine::DumpResult last;
+    engine::dump_graph(g, options, &scratch, into_warm(spill), engine::Digest::Skip);
+    for (auto _ : state) {
+        engine::Dumped d = engine::dump_graph(g, options, &scratch, into_warm(spill), engine::Digest::Skip);
         benchmark::DoNotOptimize(spill.data());
         last = std::move(d.result);
     }
@@ -77,6 +104,19 @@ void dump_to_file(benchmark::State& state, const std::string& graph, engine::Dum
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
         }
+    if (const char* corpus = std::getenv("MGEDUMP_ONNX_CORPUS")) {
+        const std::filesystem::path model = std::filesystem::path(corpus) / "transformer_encoder.onnx";
+        if (std::filesystem::exists(model))
+            for (auto [format, label] :
+                 {std::pair{engine::DumpFormat::FBS_V2, "FBS_V2"}, {engine::DumpFormat::FBS, "FBS"}}) {
+                const std::string suffix = std::string("/transformer_encoder/") + label;
+                benchmark::RegisterBenchmark(("DumpToMemory" + suffix).c_str(), dump_onnx_model, model, format, false)
+                    ->Unit(benchmark::kMicrosecond);
+                benchmark::RegisterBenchmark(("DumpToMemoryNeverInferred" + suffix).c_str(), dump_onnx_model, model,
+                                             format, true)
+                    ->Unit(benchmark::kMicrosecond);
+            }
+    }
     return true;
 }();
 
