@@ -155,6 +155,20 @@ TEST(OnnxResizeRuntime, CubicThatResizeDoesNotComputeAndRuntimeScalesAreRefused)
                   .find("node 'resize' (Resize): cubic resize to sizes known only at run time is supported only "
                         "where MegEngine's Resize computes it"),
               std::string::npos);
+    // ONNX's cubic other than MegEngine's is decomposed with sizes known at import
+    // time only.
+    OnnxModel excluding = resize_model({1, 1, 4, 4}, "cubic", "", "");
+    set_attr(*excluding.proto().mutable_graph()->mutable_node(0), "exclude_outside", int64_t{1});
+    EXPECT_NE(import_error(excluding).find("node 'resize' (Resize): exclude_outside=1 with sizes known only at run "
+                                           "time is not supported"),
+              std::string::npos)
+        << import_error(excluding);
+    OnnxModel other_a = resize_model({1, 1, 4, 4}, "cubic", "", "");
+    set_attr(*other_a.proto().mutable_graph()->mutable_node(0), "cubic_coeff_a", -0.5f);
+    EXPECT_NE(import_error(other_a).find("node 'resize' (Resize): cubic_coeff_a -0.5 with sizes known only at run "
+                                         "time is not supported"),
+              std::string::npos)
+        << import_error(other_a);
     OnnxModel m(13);
     m.input("x", {1, 1, 2, 2}).input("scales", {4}).output("y");
     m.node("Resize", {"x", "", "scales"}, {"y"}, "up");

@@ -6,8 +6,8 @@
 // reference implementation does) and the one MegEngine's kernel would take; where
 // they agree on every position, the node is one Resize. Otherwise it decomposes
 // exactly, one axis at a time: nearest is an IndexingMultiAxisVec of the source
-// indices, linear two of them weighted (Elemwise MUL, FUSE_MUL_ADD3). Cubic is
-// converted only where Resize computes it. `sizes` known only at run time goes to
+// indices, linear two of them weighted (Elemwise MUL, FUSE_MUL_ADD3), cubic four
+// (any cubic_coeff_a, exclude_outside). `sizes` known only at run time goes to
 // formats/onnx/resize_runtime.cpp; `scales` known only at run time is refused.
 // Upsample (opsets 7 to 10) is Resize-10.
 #include <fmt/format.h>
@@ -63,8 +63,40 @@ struct Tap {
 };
 using Taps = std::vector<Tap>;
 
-Taps onnx_taps(Mode mode, Coord coord, Rounding r, const Axis& a, int64_t x) {
+// ONNX's cubic: cubic_coeff_a, and exclude_outside (taps past the input get no
+// weight, the rest renormalized to sum 1).
+struct Cubic {
+    double a = -0.75;
+    bool exclude_outside = false;
+};
+
+// ONNX's reference (onnx/backend/test/case/node/resize.py): the four taps
+// ⌊s⌋ − 1 … ⌊s⌋ + 2 around source coordinate s, weighted by cubic_coeffs(ratio,
+// A) with ratio = s − ⌊s⌋ (an integral s reads s alone), edge-padded (an index
+// past the input reads the edge) unless exclude_outside drops it.
+Taps cubic_taps(const Cubic& cubic, const Axis& ax, double s) {
+    const double f = std::floor(s), r = s - f, A = cubic.a;
+    const int64_t lo = static_cast<int64_t>(f) - 1;
+    std::array<double, 4> w{((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A,
+                            ((A + 2) * r - (A + 3)) * r * r + 1,
+                            ((A + 2) * (1 - r) - (A + 3)) * (1 - r) * (1 - r) + 1,
+                            ((A * ((1 - r) + 1) - 5 * A) * ((1 - r) + 1) + 8 * A) * ((1 - r) + 1) - 4 * A};
+    if (cubic.exclude_outside) {
+        double sum = 0;
+        for (int64_t t = 0; t < 4; ++t) {
+            if (lo + t < 0 || lo + t >= ax.in) w[t] = 0;
+            sum += w[t];
+        }
+        for (double& wt : w) wt /= sum;
+    }
+    Taps taps;
+    for (int64_t t = 0; t < 4; ++t) taps.push_back({clamp_index(lo + t, ax.in), w[t]});
+    return taps;
+}
+
+Taps onnx_taps(Mode mode, Coord coord, Rounding r, const Cubic& cubic, const Axis& a, int64_t x) {
     const double s = source_coordinate(coord, a, x);
+    if (mode == Mode::Cubic) return cubic_taps(cubic, a, s);
     const double f = std::floor(s), frac = s - f;
     const int64_t lo = static_cast<int64_t>(f);
     if (mode == Mode::Nearest) {
@@ -133,11 +165,11 @@ struct AxisPlan {
     bool megengine = true;   // MegEngine's Resize samples the same
 };
 
-AxisPlan plan_axis(Mode mode, Coord coord, Rounding r, const Axis& a) {
+AxisPlan plan_axis(Mode mode, Coord coord, Rounding r, const Cubic& cubic, const Axis& a) {
     AxisPlan p;
     p.identity = a.in == a.out;
     for (int64_t x = 0; x < a.out; ++x) {
-        Taps t = onnx_taps(mode, coord, r, a, x);
+        Taps t = onnx_taps(mode, coord, r, cubic, a, x);
         auto w = weights(t);
         p.identity = p.identity && w.size() == 1 && w.begin()->first == x && w.begin()->second == 1.0;
         if (mode != Mode::Cubic) p.megengine = p.megengine && same_sampling(t, megengine_taps(mode, a, x));
@@ -234,11 +266,14 @@ ir::VarId resample_axis(Importer& c, ir::VarId x, size_t rank, size_t axis, cons
     }
     const int64_t a = static_cast<int64_t>(axis);
     if (single) return gather(c, x, a, index[0]);
-    // In the order a dump lists them: both gathers, then the products.
-    ir::VarId first = gather(c, x, a, index[0]);
-    ir::VarId second = gather(c, x, a, index[1]);
-    ir::VarId y = c.emit("Elemwise", {first, weight_var(c, weight[0], rank, axis)}, {{"mode", "MUL"}});
-    return c.emit("Elemwise", {second, weight_var(c, weight[1], rank, axis), y}, {{"mode", "FUSE_MUL_ADD3"}});
+    // In the order a dump lists them: every tap's gather, then the products, the
+    // first a MUL, each further one added by FUSE_MUL_ADD3.
+    std::vector<ir::VarId> gathered;
+    for (size_t t = 0; t < width; ++t) gathered.push_back(gather(c, x, a, index[t]));
+    ir::VarId y = c.emit("Elemwise", {gathered[0], weight_var(c, weight[0], rank, axis)}, {{"mode", "MUL"}});
+    for (size_t t = 1; t < width; ++t)
+        y = c.emit("Elemwise", {gathered[t], weight_var(c, weight[t], rank, axis), y}, {{"mode", "FUSE_MUL_ADD3"}});
+    return y;
 }
 
 void resize(Importer& c) {
@@ -265,10 +300,10 @@ void resize(Importer& c) {
                             : parse_coord(c, c.attr_string("coordinate_transformation_mode", "half_pixel"));
     const Rounding rounding =
         v10 ? Rounding::Floor : parse_rounding(c, c.attr_string("nearest_mode", "round_prefer_floor"));
-    if (c.attr_int("exclude_outside", 0) != 0) c.fail("exclude_outside=1 is not supported");
-    if (mode == Mode::Cubic && c.attr_float("cubic_coeff_a", -0.75) != -0.75f)
-        c.fail(fmt::format("cubic_coeff_a {} is not supported (MegEngine's cubic uses -0.75)",
-                           c.attr_float("cubic_coeff_a", -0.75)));
+    // MegEngine's CUBIC is Keys' with A = −0.75 and edge taps kept; anything
+    // else is decomposed below, which needs the sizes at import time.
+    const Cubic cubic{c.attr_float("cubic_coeff_a", -0.75), c.attr_int("exclude_outside", 0) != 0};
+    const bool megengine_cubic = static_cast<float>(cubic.a) == -0.75f && !cubic.exclude_outside;
 
     // ONNX's reference computes a runtime scale's output length ⌊in·scale⌋ and its source
     // coordinates (x + ½)/scale in double; Float32 arithmetic on a runtime scale can round
@@ -280,8 +315,16 @@ void resize(Importer& c) {
             "floor(in * scale) and the source coordinates from a float scale in double precision, which MegEngine "
             "(no Float64) cannot reproduce exactly at run time; give sizes instead (mapped at run time)",
             scales_at));
-    if (c.opset() >= 11 && c.has_input(3) && is_runtime_value(c, 3))
+    if (c.opset() >= 11 && c.has_input(3) && is_runtime_value(c, 3)) {
+        if (cubic.exclude_outside)
+            c.fail("exclude_outside=1 with sizes known only at run time is not supported (converted with constant "
+                   "sizes or scales)");
+        if (mode == Mode::Cubic && !megengine_cubic)
+            c.fail(fmt::format("cubic_coeff_a {} with sizes known only at run time is not supported (MegEngine's "
+                               "cubic uses -0.75; other values are converted with constant sizes or scales)",
+                               cubic.a));
         return resize_to_runtime_sizes(c, mode, coord, rounding);
+    }
     const std::vector<Axis> axes = read_axes(c, x.shape);
     Shape out;
     for (const Axis& a : axes) out.push_back(a.out);
@@ -294,7 +337,7 @@ void resize(Importer& c) {
                                 c.opset(), k));
 
     std::vector<AxisPlan> plans;
-    for (const Axis& a : axes) plans.push_back(plan_axis(mode, coord, rounding, a));
+    for (const Axis& a : axes) plans.push_back(plan_axis(mode, coord, rounding, cubic, a));
     bool all_identity = true;
     for (const AxisPlan& p : plans) all_identity = all_identity && p.identity;
     if (all_identity) return c.set_output(0, x);
@@ -304,6 +347,7 @@ void resize(Importer& c) {
     if (mode == Mode::Cubic) {
         // Keys' cubic with A = -0.75 at half-pixel centres, edge-clamped taps: the
         // same where MegEngine's scale out/in is ONNX's scale.
+        native = native && megengine_cubic;
         for (size_t k = 2; native && k < 4; ++k)
             native = coord == Coord::HalfPixel &&
                      std::abs(static_cast<float>(axes[k].out) / static_cast<float>(axes[k].in) -
@@ -322,15 +366,11 @@ void resize(Importer& c) {
                              {{"imode", imode}, {"format", "NCHW"}});
         return c.set_output_var(0, y, x.elem_type, out);
     }
-    if (mode == Mode::Cubic)
+    if (mode != Mode::Nearest && x.elem_type != P::FLOAT)
         c.fail(
-            "cubic resize is supported only where MegEngine's Resize computes it: NCHW float, N and C "
-            "kept, half_pixel, and out/in equal to the scale on H and W");
-    if (mode == Mode::Linear && x.elem_type != P::FLOAT)
-        c.fail(
-            fmt::format("linear resize of {} that MegEngine's Resize does not compute exactly is not "
+            fmt::format("{} resize of {} that MegEngine's Resize does not compute exactly is not "
                         "supported (FLOAT only)",
-                        onnx_elem_name(x.elem_type)));
+                        mode_name, onnx_elem_name(x.elem_type)));
     ir::VarId y = c.var(0);
     for (size_t k = 0; k < rank; ++k)
         if (!plans[k].identity) y = resample_axis(c, y, rank, k, plans[k]);
