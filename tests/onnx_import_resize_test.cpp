@@ -210,6 +210,28 @@ TEST(OnnxResize, CubicThatResizeCannotComputeIsFourWeightedGathersPerAxis) {
     }
 }
 
+// Cubic with pytorch_half_pixel: where the output axes are longer than 1 that is
+// half_pixel, so one Resize CUBIC, whose numbers (MegDNN's kernel) equal ONNX's formula as the
+// decomposition computes it on the same image seen as rank 3.
+TEST(OnnxResize, PytorchHalfPixelCubicIsOneResizeComputingOnnxsNumbers) {
+    auto model = [](std::vector<int64_t> in, std::vector<float> scales) {
+        OnnxModel m(13);
+        m.input("x", in).output("y");
+        m.initializer("scales", {static_cast<int64_t>(scales.size())}, scales);
+        auto& n = m.node("Resize", {"x", "", "scales"}, {"y"}, "up");
+        set_attr(n, "mode", "cubic");
+        set_attr(n, "coordinate_transformation_mode", "pytorch_half_pixel");
+        return m.import();
+    };
+    const ir::Graph native = model({1, 1, 4, 5}, {1, 1, 2, 0.6f});
+    EXPECT_EQ(count_ops(native, "Resize"), 1u);
+    EXPECT_EQ(count_ops(native, "IndexingMultiAxisVec"), 0u);
+    const ir::Graph decomposed = model({1, 4, 5}, {1, 2, 0.6f});
+    EXPECT_EQ(count_ops(decomposed, "Resize"), 0u);
+    const auto x = ramp(20);
+    expect_near_all(evaluate_values(native, {{"x", x}}), evaluate_values(decomposed, {{"x", x}}), 1e-5);
+}
+
 TEST(OnnxResize, CubicOfHalfPrecisionThatResizeCannotComputeIsRefusedNamingTheNode) {
     OnnxModel m(13);
     m.input("x", {1, 1, 5, 5}, OnnxType::FLOAT16).output("y", OnnxType::FLOAT16);

@@ -346,10 +346,11 @@ void resize(Importer& c) {
     bool native = rank == 4 && plans[0].identity && plans[1].identity;
     if (mode == Mode::Cubic) {
         // Keys' cubic with A = -0.75 at half-pixel centres, edge-clamped taps: the
-        // same where MegEngine's scale out/in is ONNX's scale.
+        // same where MegEngine's scale out/in is ONNX's scale. pytorch_half_pixel
+        // is half_pixel on an axis resized to more than 1.
         native = native && megengine_cubic;
         for (size_t k = 2; native && k < 4; ++k)
-            native = coord == Coord::HalfPixel &&
+            native = (coord == Coord::HalfPixel || (coord == Coord::PytorchHalfPixel && axes[k].length > 1)) &&
                      std::abs(static_cast<float>(axes[k].out) / static_cast<float>(axes[k].in) -
                               axes[k].scale) <= 1e-7 * axes[k].scale;
     } else {
