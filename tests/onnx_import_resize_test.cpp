@@ -1,15 +1,14 @@
 // Resize: where MegEngine's Resize samples as ONNX does, one Resize; otherwise
-// the exact decomposition (gathers, weighted for linear), or a refusal naming the
-// node. The numbers are checked with the reference evaluator against ONNX's
+// the exact decomposition (gathers, weighted for linear and cubic; Where for
+// tf_crop_and_resize's extrapolation), or a refusal naming the node. The numbers are checked with the reference evaluator against ONNX's
 // definition (a 1-D resample per axis, as onnx/backend/test/case/node/resize.py
 // computes it) and against ONNX's own test data with scales/sizes made constants.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <limits>
-
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include "engine/eval/onnx_test_data.h"
@@ -232,6 +231,57 @@ TEST(OnnxResize, PytorchHalfPixelCubicIsOneResizeComputingOnnxsNumbers) {
     expect_near_all(evaluate_values(native, {{"x", x}}), evaluate_values(decomposed, {{"x", x}}), 1e-5);
 }
 
+// ONNX's export_resize_tf_crop_and_resize (onnx/backend/test/case/node/resize.py,
+// whose expected values it prints): 4×4 to 3×3 over the region roi of the input.
+OnnxModel tf_crop_model(const std::vector<float>& roi, float extrapolation) {
+    OnnxModel m(13);
+    m.input("x", {1, 1, 4, 4}).output("y");
+    m.initializer("roi", {8}, roi);
+    m.initializer_i64("sizes", {4}, {1, 1, 3, 3});
+    auto& n = m.node("Resize", {"x", "roi", "", "sizes"}, {"y"}, "crop");
+    set_attr(n, "mode", "linear");
+    set_attr(n, "coordinate_transformation_mode", "tf_crop_and_resize");
+    set_attr(n, "extrapolation_value", extrapolation);
+    return m;
+}
+
+TEST(OnnxResize, TfCropAndResizeSamplesTheRegionAndExtrapolatesOutsideIt) {
+    std::vector<double> x(16);
+    for (size_t i = 0; i < 16; ++i) x[i] = static_cast<double>(i + 1);
+    expect_near_all(evaluate_values(tf_crop_model({0, 0, 0.4f, 0.6f, 1, 1, 0.6f, 0.8f}, 0).import(), {{"x", x}}),
+                    {7.6000004, 7.9, 8.2, 8.8, 9.1, 9.400001, 10, 10.3, 10.6}, 1e-5);
+    // The region past the input: extrapolation_value there, exactly, even where the
+    // taps a position would read are not finite.
+    const ir::Graph g = tf_crop_model({0, 0, 0.4f, 0.6f, 1, 1, 1.2f, 1.7f}, 10).import();
+    expect_near_all(evaluate_values(g, {{"x", x}}), {7.6000004, 10, 10, 12.400001, 10, 10, 10, 10, 10}, 1e-5);
+    std::vector<double> with_inf = x;
+    with_inf[0] = std::numeric_limits<double>::infinity();
+    const std::vector<double> out = evaluate_values(g, {{"x", with_inf}});
+    EXPECT_EQ(out[8], 10);
+    EXPECT_EQ(out[2], 10);
+}
+
+TEST(OnnxResize, TfCropAndResizeWithScalesOrRuntimeSizesIsRefused) {
+    OnnxModel scaled(13);
+    scaled.input("x", {1, 1, 4, 4}).output("y");
+    scaled.initializer("roi", {8}, {0, 0, 0, 0, 1, 1, 1, 1});
+    scaled.initializer("scales", {4}, {1, 1, 0.5f, 0.5f});
+    set_attr(scaled.node("Resize", {"x", "roi", "scales"}, {"y"}, "crop"), "coordinate_transformation_mode",
+             "tf_crop_and_resize");
+    EXPECT_NE(import_error(scaled).find("node 'crop' (Resize): tf_crop_and_resize with scales is not supported"),
+              std::string::npos)
+        << import_error(scaled);
+    OnnxModel runtime(13);
+    runtime.input("x", {1, 1, 4, 4}).input("sizes", {4}, OnnxType::INT64).output("y");
+    runtime.initializer("roi", {8}, {0, 0, 0, 0, 1, 1, 1, 1});
+    set_attr(runtime.node("Resize", {"x", "roi", "", "sizes"}, {"y"}, "crop"), "coordinate_transformation_mode",
+             "tf_crop_and_resize");
+    EXPECT_NE(import_error(runtime).find("node 'crop' (Resize): tf_crop_and_resize with sizes known only at run "
+                                         "time is not supported"),
+              std::string::npos)
+        << import_error(runtime);
+}
+
 TEST(OnnxResize, CubicOfHalfPrecisionThatResizeCannotComputeIsRefusedNamingTheNode) {
     OnnxModel m(13);
     m.input("x", {1, 1, 5, 5}, OnnxType::FLOAT16).output("y", OnnxType::FLOAT16);
@@ -270,9 +320,7 @@ const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
 TEST(OnnxResize, OnnxTestDataWithConstantScalesMatchesOrIsRefused) {
     if (!fs::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed";
     // Refused, with the reason the importer gives.
-    const std::set<std::string> refused = {
-        "test_resize_tf_crop_and_resize",
-    };
+    const std::set<std::string> refused = {};
     size_t matched = 0;
     for (const auto& e : fs::directory_iterator(kNodeTests)) {
         const std::string name = e.path().filename().string();
@@ -316,10 +364,11 @@ TEST(OnnxResize, OnnxTestDataWithConstantScalesMatchesOrIsRefused) {
                                 << check.max_abs;
         matched += check.ok();
     }
-    // Every nearest, linear and cubic case: cubic as one Resize where MegEngine's
-    // computes it, else four weighted gathers per axis (align_corners, asymmetric,
-    // out/in other than the scale, A = -0.5, exclude_outside).
-    EXPECT_EQ(matched, 22u);
+    // Every case: cubic as one Resize where MegEngine's computes it, else four
+    // weighted gathers per axis (align_corners, asymmetric, out/in other than the
+    // scale, A = -0.5, exclude_outside); tf_crop_and_resize (ONNX 1.12's data is
+    // its extrapolation_value case) with Where outside the region.
+    EXPECT_EQ(matched, 23u);
 }
 
 }  // namespace

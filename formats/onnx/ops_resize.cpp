@@ -17,6 +17,7 @@
 #include <map>
 
 #include "formats/onnx/onnx_proto.h"
+#include "formats/onnx/op_build.h"
 #include "formats/onnx/resize_runtime.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
@@ -32,10 +33,12 @@ using Mode = ResizeMode;
 
 // One axis: sizes, ONNX's scale (the given one, or out/in for `sizes`) and the
 // resized length its reference uses for align_corners and pytorch_half_pixel
-// (in · scale, not rounded, for `scales`).
+// (in · scale, not rounded, for `scales`); tf_crop_and_resize's region of the
+// input, as fractions of in − 1 (roi[k], roi[rank + k]).
 struct Axis {
     int64_t in, out;
     double scale, length;
+    float roi_start = 0, roi_end = 1;
 };
 
 double source_coordinate(Coord m, const Axis& a, int64_t x) {
@@ -50,6 +53,12 @@ double source_coordinate(Coord m, const Axis& a, int64_t x) {
             return x / a.scale;
         case Coord::TfHalfPixelForNn:
             return (x + 0.5) / a.scale;
+        case Coord::TfCropAndResize: {
+            // The region's extent in float, as ONNX's reference subtracts its float32 roi.
+            const double extent = a.roi_end - a.roi_start, last = static_cast<double>(a.in - 1);
+            const double s = a.length == 1 ? extent * last / 2 : x * extent * last / (a.length - 1);
+            return s + static_cast<double>(a.roi_start) * last;
+        }
     }
     return 0;
 }
@@ -163,12 +172,26 @@ struct AxisPlan {
     std::vector<Taps> taps;  // per output position, as ONNX samples
     bool identity = true;    // out == in and position i reads i alone
     bool megengine = true;   // MegEngine's Resize samples the same
+    // tf_crop_and_resize: the positions whose source lies outside [0, in − 1],
+    // which ONNX gives extrapolation_value (their taps read index 0, weight 0).
+    std::vector<uint8_t> outside;
+    bool any_outside = false;
 };
 
 AxisPlan plan_axis(Mode mode, Coord coord, Rounding r, const Cubic& cubic, const Axis& a) {
     AxisPlan p;
     p.identity = a.in == a.out;
     for (int64_t x = 0; x < a.out; ++x) {
+        const double s = source_coordinate(coord, a, x);
+        const bool outside = coord == Coord::TfCropAndResize && (s < 0 || s > static_cast<double>(a.in - 1));
+        p.outside.push_back(outside);
+        if (outside) {
+            p.any_outside = true;
+            p.identity = p.megengine = false;
+            const size_t width = mode == Mode::Nearest ? 1 : mode == Mode::Linear ? 2 : 4;
+            p.taps.push_back(Taps(width, Tap{0, 0.0}));
+            continue;
+        }
         Taps t = onnx_taps(mode, coord, r, cubic, a, x);
         auto w = weights(t);
         p.identity = p.identity && w.size() == 1 && w.begin()->first == x && w.begin()->second == 1.0;
@@ -184,6 +207,7 @@ Coord parse_coord(const Importer& c, const std::string& s) {
     if (s == "align_corners") return Coord::AlignCorners;
     if (s == "asymmetric") return Coord::Asymmetric;
     if (s == "tf_half_pixel_for_nn") return Coord::TfHalfPixelForNn;
+    if (s == "tf_crop_and_resize") return Coord::TfCropAndResize;
     c.fail(fmt::format("coordinate_transformation_mode '{}' is not supported", s));
 }
 
@@ -230,6 +254,25 @@ std::vector<Axis> read_axes(Importer& c, const Shape& in) {
     return axes;
 }
 
+// tf_crop_and_resize's roi (input #1: the starts, then the ends, as fractions
+// of each axis) into `axes`. With sizes only: for scales ONNX's reference sizes
+// the output ⌊in · scale⌋ where its text says ⌊in · (end − start) · scale⌋.
+void read_roi(Importer& c, std::vector<Axis>& axes, int32_t elem_type) {
+    if (elem_type != P::FLOAT)
+        c.fail(fmt::format("tf_crop_and_resize of {} is not supported (FLOAT only)", onnx_elem_name(elem_type)));
+    if (!c.has_input(3))
+        c.fail("tf_crop_and_resize with scales is not supported (give sizes: ONNX's reference and its operator "
+               "text size the output differently)");
+    if (!c.has_input(1)) c.fail("tf_crop_and_resize needs roi (input #1)");
+    const std::vector<double> roi = c.const_floats(1, "roi");
+    if (roi.size() != 2 * axes.size())
+        c.fail(fmt::format("roi has {} values for rank {} (a start and an end per axis)", roi.size(), axes.size()));
+    for (size_t k = 0; k < axes.size(); ++k) {
+        axes[k].roi_start = static_cast<float>(roi[k]);
+        axes[k].roi_end = static_cast<float>(roi[axes.size() + k]);
+    }
+}
+
 // `x` gathered along `axis` at `index` (one IndexingMultiAxisVec).
 ir::VarId gather(Importer& c, ir::VarId x, int64_t axis, const std::vector<int64_t>& index) {
     ir::IndexDescMaskItem item{static_cast<int8_t>(axis), false, false, false, true};
@@ -244,6 +287,21 @@ ir::VarId weight_var(Importer& c, const std::vector<float>& w, size_t rank, size
 }
 
 // One axis of the decomposition: each output position reads its taps.
+// tf_crop_and_resize's positions outside the input: `y` (of ONNX shape `shape`)
+// with extrapolation_value there, by Where on a constant Bool mask along `axis`
+// (a product with a zero weight would let a non-finite input through).
+ir::VarId extrapolate_outside(Importer& c, ir::VarId y, const Shape& shape, size_t axis, const AxisPlan& p,
+                              float extrapolation) {
+    Shape along(shape.size(), 1);
+    along[axis] = static_cast<int64_t>(p.outside.size());
+    std::vector<int64_t> inside;
+    for (uint8_t o : p.outside) inside.push_back(o == 0);
+    Value mask = int_const_as(P::BOOL, inside, along);
+    ir::VarId cond = broadcast_to(c, c.materialize(mask, c.node().output(0) + ".inside"), along, shape);
+    ir::VarId fill = broadcast_to(c, c.const_f32(extrapolation), {1}, shape);
+    return c.emit("Where", {cond, y, fill});
+}
+
 ir::VarId resample_axis(Importer& c, ir::VarId x, size_t rank, size_t axis, const AxisPlan& p) {
     const size_t n = p.taps.size();
     const size_t width = p.taps.front().size();
@@ -323,9 +381,13 @@ void resize(Importer& c) {
             c.fail(fmt::format("cubic_coeff_a {} with sizes known only at run time is not supported (MegEngine's "
                                "cubic uses -0.75; other values are converted with constant sizes or scales)",
                                cubic.a));
+        if (coord == Coord::TfCropAndResize)
+            c.fail("tf_crop_and_resize with sizes known only at run time is not supported (converted with constant "
+                   "sizes)");
         return resize_to_runtime_sizes(c, mode, coord, rounding);
     }
-    const std::vector<Axis> axes = read_axes(c, x.shape);
+    std::vector<Axis> axes = read_axes(c, x.shape);
+    if (coord == Coord::TfCropAndResize) read_roi(c, axes, x.elem_type);
     Shape out;
     for (const Axis& a : axes) out.push_back(a.out);
     if (v10 && mode == Mode::Nearest)
@@ -373,8 +435,22 @@ void resize(Importer& c) {
                         "supported (FLOAT only)",
                         mode_name, onnx_elem_name(x.elem_type)));
     ir::VarId y = c.var(0);
-    for (size_t k = 0; k < rank; ++k)
-        if (!plans[k].identity) y = resample_axis(c, y, rank, k, plans[k]);
+    if (coord != Coord::TfCropAndResize) {
+        for (size_t k = 0; k < rank; ++k)
+            if (!plans[k].identity) y = resample_axis(c, y, rank, k, plans[k]);
+        return c.set_output_var(0, y, x.elem_type, out);
+    }
+    // ONNX's reference interpolates the last axis first and gives a position
+    // outside the region on an axis extrapolation_value before the axes before
+    // it interpolate: so the axes last to first, each followed by its Where.
+    const float extrapolation = static_cast<float>(c.attr_float("extrapolation_value", 0.0));
+    Shape now = x.shape;
+    for (size_t k = rank; k-- > 0;) {
+        if (plans[k].identity) continue;
+        y = resample_axis(c, y, rank, k, plans[k]);
+        now[k] = out[k];
+        if (plans[k].any_outside) y = extrapolate_outside(c, y, now, k, plans[k], extrapolation);
+    }
     c.set_output_var(0, y, x.elem_type, out);
 }
 

@@ -66,6 +66,8 @@ Coordinate source_coordinate(Importer& c, ResizeCoord coord, int64_t in, ir::Var
             return {int_op(c, "MUL", {x, c.const_i32({in})}), out};
         case ResizeCoord::TfHalfPixelForNn:
             return {odd_in(), int_op(c, "MUL", {out, two})};
+        case ResizeCoord::TfCropAndResize:  // its roi is a float fraction: refused before this mapping
+            c.fail("tf_crop_and_resize with sizes known only at run time is not supported");
     }
     return {};
 }

@@ -7,7 +7,9 @@
 
 namespace mgedump::formats::onnx_import {
 
-enum class ResizeCoord { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNn };
+// TfCropAndResize: with constant sizes only (ops_resize.cpp); the runtime
+// mapping refuses it.
+enum class ResizeCoord { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNn, TfCropAndResize };
 enum class ResizeRounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
 enum class ResizeMode { Nearest, Linear, Cubic };
 
