@@ -179,13 +179,13 @@ TEST(OnnxModelImport, EveryUnsupportedOperatorIsListedInOneError) {
     m.input("x", {4}).output("y");
     m.node("Unique", {"x"}, {"u1"}, "first_unique");
     m.node("Relu", {"u1"}, {"r"});
-    m.node("Compress", {"r"}, {"d"});
+    m.node("NonMaxSuppression", {"r"}, {"d"});
     m.node("Unique", {"d"}, {"u2"});
     m.node("Unique", {"u2"}, {"y"});
     m.node("Relu", {"x"}, {"z"}).set_domain("com.microsoft");
     EXPECT_EQ(import_error(m),
               "test.onnx: 3 operator types cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported "
-              "ones): Unique (3 nodes, first 'first_unique'); Compress (1 node, first 'Compress_3'); "
+              "ones): Unique (3 nodes, first 'first_unique'); NonMaxSuppression (1 node, first 'NonMaxSuppression_3'); "
               "com.microsoft:Relu (1 node, first 'Relu_6': domain 'com.microsoft')");
 }
 

@@ -70,13 +70,6 @@ TEST(OnnxTensor, RangeSizeAndConstantOfShapeAreImportTimeConstants) {
     EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{10, 20, 30}));
 }
 
-TEST(OnnxTensor, NonZeroOfARuntimeValueIsRefused) {
-    OnnxModel m;
-    m.input("x", {3}).output("y", OnnxType::INT64);
-    m.node("NonZero", {"x"}, {"y"});
-    EXPECT_NE(import_error(m).find("NonZero's output shape depends on the values"), std::string::npos);
-}
-
 TEST(OnnxTensor, TriluIsAMaskedFillExactEvenForInfinityAndNaN) {
     const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
     OnnxModel m(14);

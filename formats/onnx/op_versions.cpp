@@ -139,6 +139,7 @@ constexpr LegacyOp kLegacyOps[] = {
     {"MaxUnpool", {}, 0},
     {"OneHot", {}, 0},
     {"NonZero", {}, 0},
+    {"Compress", {}, 0},
     {"Einsum", {}, 0},
     {"Where", {}, 0},
 };

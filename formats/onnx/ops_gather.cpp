@@ -13,6 +13,9 @@
 //     GatherElements indexing written, Set or Incr likewise.
 //   ReverseSequence(x, lens): batch and time axes indexed, time by the reversed step.
 //   MaxUnpool(x, idx[, output_shape]): x Set at idx into flattened zeros.
+//   Compress(x, condition, axis): `axis` (of x flattened, without one) indexed
+//     by the positions where condition holds: constants at import time, else
+//     CondTake's indices, whose count only the run knows.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -333,6 +336,50 @@ void scatter_nd(Importer& c) {
     c.set_output_var(0, c.emit(op, inputs, {{"items", nd.items}}), x.elem_type, x.shape);
 }
 
+// Compress (9, 11): the slices of the input along `axis` (of the input
+// flattened, without the attribute) where `condition` (1-D BOOL, at most as long
+// as that axis: ONNX drops the slices past it) is true. A constant condition is
+// read at import time: one IndexingMultiAxisVec at the positions it selects. One
+// known only at run time: CondTake of the condition by itself (EQ 1, exact on
+// Bool) gives the positions as Int32, their count known only when it runs, and
+// the same indexing takes them.
+void compress(Importer& c) {
+    c.check_attrs({"axis"});
+    if (any_runtime_shape(c, 2)) c.fail("an input whose shape is known only at run time is not supported");
+    const Value &x = c.input(0), &cond = c.input(1);
+    if (cond.elem_type != onnx::TensorProto::BOOL)
+        c.fail(fmt::format("condition is {}, must be BOOL", onnx_elem_name(cond.elem_type)));
+    if (cond.shape.size() != 1) c.fail(fmt::format("condition has rank {}, must be 1-D", cond.shape.size()));
+    ir::VarId data = c.var(0);
+    Shape shape = x.shape;
+    size_t axis = 0;
+    if (c.has_attr("axis")) {
+        if (shape.empty()) c.fail("a scalar has no axis to compress");
+        axis = static_cast<size_t>(normalize_axis(c.attr_int("axis", 0), static_cast<int64_t>(shape.size()), c, "axis"));
+    } else {
+        shape = {element_count(x.shape)};
+        if (shape != x.shape) data = c.reshape(data, shape);
+    }
+    if (cond.shape[0] > shape[axis])
+        c.fail(fmt::format("condition has {} entries for {} slices (axis {} of [{}]): ONNX allows at most as many",
+                           cond.shape[0], shape[axis], axis, fmt::join(shape, ",")));
+    const std::vector<ir::IndexDescMaskItem> items{index_item(axis)};
+    if (c.is_const(1)) {
+        const std::vector<int64_t> truth = c.const_ints(1, "condition");
+        std::vector<int64_t> picked;
+        for (size_t k = 0; k < truth.size(); ++k)
+            if (truth[k] != 0) picked.push_back(static_cast<int64_t>(k));
+        if (picked.empty()) c.fail("the condition selects nothing: MegEngine holds no empty tensor");
+        shape[axis] = static_cast<int64_t>(picked.size());
+        const ir::VarId y = c.emit("IndexingMultiAxisVec", {data, c.const_i32(picked)}, {{"items", items}});
+        return c.set_output_var(0, y, x.elem_type, shape);
+    }
+    const ir::OprId take = c.emit_opr("CondTake", {c.var(1), c.var(1)}, {{"mode", "EQ"}, {"val", 1.0f}}, 2);
+    const ir::VarId y =
+        c.emit("IndexingMultiAxisVec", {data, c.graph().output_var(take, 1)}, {{"items", items}});
+    set_runtime_output(c, 0, y, x.elem_type, shape.size());
+}
+
 constexpr OpHandler kHandlers[] = {
     {"GatherElements", gather_elements},
     {"GatherND", gather_nd},
@@ -341,6 +388,7 @@ constexpr OpHandler kHandlers[] = {
     {"Scatter", scatter_elements},
     {"ReverseSequence", reverse_sequence},
     {"MaxUnpool", max_unpool},
+    {"Compress", compress},
 };
 
 }  // namespace

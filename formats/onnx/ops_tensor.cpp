@@ -168,7 +168,6 @@ void size(Importer& c) {
     c.set_output(0, int64_const({element_count(c.input(0).shape)}, {}));
 }
 
-// NonZero's output length depends on the values: only a constant input converts.
 // EyeLike: ones on diagonal k (j − i = k) of the 2-D input's static shape, zeros
 // elsewhere, in `dtype` (default: the input's type); the input's values are not
 // read, so the output is an import-time constant.
@@ -202,12 +201,47 @@ void eye_like(Importer& c) {
     c.set_output(0, bytes_const(type, x.shape, bytes));
 }
 
+// NonZero of a value known only at run time: CondTake of a Bool "is zero" mask
+// (ElemwiseMultiType EQ with 0, so NaN counts as nonzero, as numpy's; a BOOL
+// input is its own mask) gives the flat positions of the nonzero elements, in
+// order, as Int32, their count known only when it runs. Coordinate a of each is
+// FLOOR_DIV by the stride of axis a, MOD its dim (exact: non-negative Int32);
+// the rows, each given a leading unit axis, are concatenated into (rank, count).
+void runtime_non_zero(Importer& c) {
+    const Value& x = c.input(0);
+    if (any_runtime_shape(c, 1)) c.fail("an input whose shape is known only at run time is not supported");
+    const Shape shape = x.shape.empty() ? Shape{1} : x.shape;
+    ir::VarId flat = c.var(0);
+    if (shape.size() != 1) flat = c.reshape(flat, {element_count(shape)});
+    ir::OprId take;
+    if (x.elem_type == P::BOOL) {
+        take = c.emit_opr("CondTake", {flat, flat}, {{"mode", "EQ"}, {"val", 1.0f}}, 2);
+    } else {
+        if (!is_float_type(x.elem_type) && !is_integer_type(x.elem_type))
+            c.fail(fmt::format("element type {} is not supported", onnx_elem_name(x.elem_type)));
+        const ir::VarId is_zero = bool_elemwise(c, "EQ", {flat, scalar_as(c, 0, x.elem_type)});
+        take = c.emit_opr("CondTake", {is_zero, is_zero}, {{"mode", "EQ"}, {"val", 0.0f}}, 2);
+    }
+    const ir::VarId position = c.graph().output_var(take, 1);
+    const auto strides = strides_of(shape);
+    std::vector<ir::VarId> rows;
+    for (size_t a = 0; a < shape.size(); ++a) {
+        ir::VarId coord = position;
+        if (strides[a] != 1) coord = int_op(c, "FLOOR_DIV", {coord, c.const_i32({strides[a]})});
+        if (a != 0) coord = int_op(c, "MOD", {coord, c.const_i32({shape[a]})});
+        const std::vector<ir::AxisDesc> leading{{ir::AxisDescMethod::ADD_1, 0}};
+        rows.push_back(c.emit("AxisAddRemove", {coord}, {{"desc", leading}}));
+    }
+    const ir::VarId y = rows.size() == 1 ? rows[0] : c.emit("Concat", rows, {int_param("axis", 0)});
+    set_runtime_output(c, 0, y, P::INT64, 2);
+}
+
+// NonZero's output length depends on the values: a constant's is computed here,
+// anything else's at run time (runtime_non_zero).
 void non_zero(Importer& c) {
     c.check_attrs({});
     const Value& x = c.input(0);
-    if (!x.is_const)
-        c.fail("the input is not a constant: NonZero's output shape depends on the values, and the importer "
-               "gives every value a static shape (MegEngine's CondTake could compute it at run time)");
+    if (!x.is_const) return runtime_non_zero(c);
     auto values = decode_floats(x);
     if (!values) c.fail(fmt::format("element type {} is not supported", onnx_elem_name(x.elem_type)));
     const Shape shape = x.shape.empty() ? Shape{1} : x.shape;
