@@ -189,6 +189,19 @@ TEST(OnnxModelImport, EveryUnsupportedOperatorIsListedInOneError) {
               "com.microsoft:Relu (1 node, first 'Relu_6': domain 'com.microsoft')");
 }
 
+// An unnamed node (most of ONNX's own test models) is worded as everywhere else in
+// the importer's errors: the node making its first output, else its position.
+TEST(OnnxModelImport, AnUnnamedUnsupportedNodeIsNamedByWhatItMakes) {
+    OnnxModel m;
+    m.input("x", {4}).output("y");
+    m.node("Unique", {"x"}, {"y"}).clear_name();
+    m.node("NonMaxSuppression", {"x"}, {}).clear_name();
+    EXPECT_EQ(import_error(m),
+              "test.onnx: 2 operator types cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported "
+              "ones): Unique (1 node, first unnamed node making 'y'); NonMaxSuppression (1 node, first unnamed "
+              "node #1)");
+}
+
 // ONNX graphs are in SSA form: a second definition of a name is refused, not
 // silently preferred to the first (which would vanish from the graph).
 TEST(OnnxModelImport, ANameTwoNodesDefineIsRefusedNamingBoth) {

@@ -204,9 +204,13 @@ void refuse_unsupported_ops(const onnx::GraphProto& graph, const std::string& la
         Missing& m = missing[key];
         if (m.count++ == 0) {
             order.push_back(key);
-            m.first_node = n.name();  // else its first output, else its position
-            for (int k = 0; m.first_node.empty() && k < n.output_size(); ++k) m.first_node = n.output(k);
-            m.first_node = m.first_node.empty() ? fmt::format("#{}", i) : "'" + m.first_node + "'";
+            // Worded as Importer::node_ref words a node: its name, else the
+            // unnamed node making its first output, else its position.
+            std::string made;
+            for (int k = 0; made.empty() && k < n.output_size(); ++k) made = n.output(k);
+            m.first_node = !n.name().empty() ? "'" + n.name() + "'"
+                           : !made.empty()   ? "unnamed node making '" + made + "'"
+                                             : fmt::format("unnamed node #{}", i);
             m.why = why;
         }
     }
