@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -261,7 +262,7 @@ TEST(OnnxResize, TfCropAndResizeSamplesTheRegionAndExtrapolatesOutsideIt) {
     EXPECT_EQ(out[2], 10);
 }
 
-TEST(OnnxResize, TfCropAndResizeWithScalesOrRuntimeSizesIsRefused) {
+TEST(OnnxResize, TfCropAndResizeWithScalesRuntimeSizesOrARegionNotFiniteIsRefused) {
     OnnxModel scaled(13);
     scaled.input("x", {1, 1, 4, 4}).output("y");
     scaled.initializer("roi", {8}, {0, 0, 0, 0, 1, 1, 1, 1});
@@ -271,6 +272,11 @@ TEST(OnnxResize, TfCropAndResizeWithScalesOrRuntimeSizesIsRefused) {
     EXPECT_NE(import_error(scaled).find("node 'crop' (Resize): tf_crop_and_resize with scales is not supported"),
               std::string::npos)
         << import_error(scaled);
+    // A region that is not finite has no source coordinates.
+    for (float bad : {std::nanf(""), std::numeric_limits<float>::infinity()}) {
+        const std::string error = import_error(tf_crop_model({0, 0, bad, 0, 1, 1, 1, 1}, 0));
+        EXPECT_NE(error.find("node 'crop' (Resize): roi of axis 2 is"), std::string::npos) << error;
+    }
     OnnxModel runtime(13);
     runtime.input("x", {1, 1, 4, 4}).input("sizes", {4}, OnnxType::INT64).output("y");
     runtime.initializer("roi", {8}, {0, 0, 0, 0, 1, 1, 1, 1});

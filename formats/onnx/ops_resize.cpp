@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "formats/onnx/onnx_proto.h"
@@ -268,8 +269,15 @@ void read_roi(Importer& c, std::vector<Axis>& axes, int32_t elem_type) {
     if (roi.size() != 2 * axes.size())
         c.fail(fmt::format("roi has {} values for rank {} (a start and an end per axis)", roi.size(), axes.size()));
     for (size_t k = 0; k < axes.size(); ++k) {
-        axes[k].roi_start = static_cast<float>(roi[k]);
-        axes[k].roi_end = static_cast<float>(roi[axes.size() + k]);
+        // Checked before the conversion to float (a double past its range is
+        // undefined there) and after it: a NaN coordinate is neither inside nor
+        // outside, and has no tap to convert to an index.
+        const double start = roi[k], end = roi[axes.size() + k];
+        constexpr double kFloatMax = std::numeric_limits<float>::max();
+        if (!(std::abs(start) <= kFloatMax && std::abs(end) <= kFloatMax))
+            c.fail(fmt::format("roi of axis {} is [{}, {}]: a finite float32 region is needed", k, start, end));
+        axes[k].roi_start = static_cast<float>(start);
+        axes[k].roi_end = static_cast<float>(end);
     }
 }
 
