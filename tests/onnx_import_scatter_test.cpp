@@ -1,11 +1,17 @@
-// ScatterElements (opset 11+, reduction none / add) and Scatter (opset 9, 10):
-// the GatherElements indexing written with IndexingSetMultiAxisVec, or
-// IndexingIncrMultiAxisVec for add; MaxUnpool, a write of X at I into zeros; and
+// ScatterElements (opset 11+, reduction none / add, and mul / max / min of
+// constant indices) and Scatter (opset 9, 10): the GatherElements indexing
+// written with IndexingSetMultiAxisVec, or IndexingIncrMultiAxisVec for add;
+// ScatterND's mul against ONNX's own test data; MaxUnpool, a write of X at I into zeros; and
 // GatherElements over more axes than an indexing takes. Expected values are the
 // examples of ONNX's operator spec (onnx/backend/test/case/node/scatterelements.py,
 // maxunpool.py), worked by hand.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "engine/eval/onnx_test_data.h"
+#include "formats/onnx/onnx_proto.h"
 #include "onnx_test_model.h"
 
 namespace mgedump::test {
@@ -56,10 +62,67 @@ TEST(OnnxScatter, ScatterOfOpset10IsScatterElements) {
                     D{1, 1.1, 3, 2.1, 5});
 }
 
-TEST(OnnxScatter, RefusesMulMaxMinAndUpdatesOfAnotherShape) {
-    EXPECT_EQ(import_error(scatter_model(16, "ScatterElements", {1, 5}, {1, 2}, 1, "mul")),
-              "test.onnx: node 's' (ScatterElements): reduction 'mul' is not supported (MegEngine writes through "
-              "indexing by setting or adding only)");
+// mul, max and min of constant indices (opsets 16, 18): each write combined in
+// the indices' order, element 1 written three times (−4 counts from the end).
+TEST(OnnxScatter, MulMaxAndMinOfConstantIndicesCombineEveryWrite) {
+    for (const auto& [reduction, want] : {std::pair{"mul", D{1, -7, 3, -4, 5}}, std::pair{"max", D{1, 7, 3, 4, 5}},
+                                          std::pair{"min", D{1, -1, 3, -1, 5}}}) {
+        SCOPED_TRACE(reduction);
+        OnnxModel m(18);
+        m.input("data", {1, 5}).input("updates", {1, 4}).output("y");
+        m.initializer_i64("indices", {1, 4}, {1, -4, 3, 1});
+        auto& n = m.node("ScatterElements", {"data", "indices", "updates"}, {"y"}, "s");
+        set_attr(n, "axis", int64_t{1});
+        set_attr(n, "reduction", reduction);
+        const ir::Graph g = m.import();
+        EXPECT_EQ(count_ops(g, "IndexingSetMultiAxisVec"), 3u);  // three rounds
+        expect_round_trip(g);
+        EXPECT_EQ(evaluate_values(g, {{"data", {1, 2, 3, 4, 5}}, {"updates", {0.5, 7, -1, -1}}}), want);
+    }
+}
+
+// ONNX's test_scatternd_multiply (indices [[0], [0]]: slice 0 multiplied twice)
+// gives its indices as a graph input; made an initializer holding the data set's
+// values it converts, and must match output_0.
+TEST(OnnxScatter, OnnxsScatterNDMultiplyWithConstantIndicesMatchesItsOutput) {
+    const std::filesystem::path dir = "/usr/share/libonnx-testdata/data/node/test_scatternd_multiply";
+    if (!std::filesystem::exists(dir)) GTEST_SKIP() << "libonnx-testdata is not installed";
+    onnx::ModelProto model;
+    {
+        std::ifstream in(dir / "model.onnx", std::ios::binary);
+        ASSERT_TRUE(model.ParseFromIstream(&in));
+    }
+    auto* g = model.mutable_graph();
+    ASSERT_EQ(g->input_size(), 3);
+    ASSERT_EQ(g->input(1).name(), "indices");
+    onnx::TensorProto indices;
+    {
+        std::ifstream in(dir / "test_data_set_0" / "input_1.pb", std::ios::binary);
+        ASSERT_TRUE(indices.ParseFromIstream(&in));
+    }
+    indices.set_name("indices");
+    *g->add_initializer() = indices;
+    g->mutable_input()->DeleteSubrange(1, 1);
+    const std::string bytes = model.SerializeAsString();
+    const ir::Graph graph = formats::import_onnx_bytes(
+        ir::Bytes(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()), "scatternd_multiply", ".");
+    EXPECT_EQ(count_ops(graph, "IndexingSetMultiAxisVec"), 2u);  // slice 0 twice: two rounds
+    auto sets = engine::eval::read_onnx_test_sets(dir / "test_data_set_0");
+    ASSERT_EQ(sets.size(), 1u);
+    sets[0].inputs.erase(sets[0].inputs.begin() + 1);
+    const auto outputs = engine::eval::evaluate(graph, engine::eval::onnx_feeds(graph, sets[0], {"data", "updates"}));
+    const auto check = engine::eval::check_against_onnx(outputs.at(0).value, sets[0].outputs.at(0).value, "y");
+    EXPECT_TRUE(check.ok()) << check.problem << " " << check.mismatched << " mismatched, max abs " << check.max_abs;
+}
+
+TEST(OnnxScatter, RefusesAReductionOfRuntimeIndicesAnUnknownOneAndUpdatesOfAnotherShape) {
+    EXPECT_NE(import_error(scatter_model(16, "ScatterElements", {1, 5}, {1, 2}, 1, "mul"))
+                  .find("node 's' (ScatterElements): reduction 'mul' with indices known only at run time is not "
+                        "supported (MegEngine writes through indexing by setting or adding only"),
+              std::string::npos);
+    EXPECT_NE(import_error(scatter_model(16, "ScatterElements", {1, 5}, {1, 2}, 1, "mean"))
+                  .find("node 's' (ScatterElements): reduction 'mean' is not one of ONNX's"),
+              std::string::npos);
     OnnxModel m(13);
     m.input("data", {3, 3}).input("indices", {2, 3}, OnnxType::INT64).input("updates", {3, 2}).output("y");
     m.node("ScatterElements", {"data", "indices", "updates"}, {"y"}, "s");

@@ -228,7 +228,7 @@ TEST(OnnxGather, GatherNDSpecExamplesWithAndWithoutBatchDims) {
     EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{2, 3, 4, 5}));
 }
 
-TEST(OnnxGather, ScatterNDSetsAndAddsAndRefusesMul) {
+TEST(OnnxGather, ScatterNDSetsAddsAndMultiplies) {
     OnnxModel m(16);
     m.input("x", {8}).input("u", {4}).output("y");
     m.initializer_i64("i", {4, 1}, {4, 3, 1, 7});
@@ -244,11 +244,45 @@ TEST(OnnxGather, ScatterNDSetsAndAddsAndRefusesMul) {
     set_attr(add.node("ScatterND", {"x", "i", "u"}, {"y"}), "reduction", "add");
     EXPECT_EQ(evaluate_values(add.import(), {{"x", {1, 2, 3, 4}}, {"u", {5, 6}}}), (D{12, 2, 3, 4}));
 
+    // mul writes element 0 twice: two rounds, 1 · 5 · 6.
     OnnxModel mul(16);
     mul.input("x", {4}).input("u", {2}).output("y");
     mul.initializer_i64("i", {2, 1}, {0, 0});
     set_attr(mul.node("ScatterND", {"x", "i", "u"}, {"y"}), "reduction", "mul");
-    EXPECT_NE(import_error(mul).find("reduction 'mul' is not supported"), std::string::npos);
+    const ir::Graph mg = mul.import();
+    EXPECT_EQ(count_ops(mg, "IndexingSetMultiAxisVec"), 2u);
+    expect_round_trip(mg);
+    EXPECT_EQ(evaluate_values(mg, {{"x", {1, 2, 3, 4}}, {"u", {5, 6}}}), (D{30, 2, 3, 4}));
+}
+
+// max (opset 18) of slices: rows 1, 0, 1 of [[1, 2, 3], [4, 5, 6]], row 1 twice.
+TEST(OnnxGather, ScatterNDMaxAndMinCombineEachWriteOfASlice) {
+    for (const auto& [reduction, want] :
+         {std::pair{"max", D{7, 2, 3, 4, 9, 8}}, std::pair{"min", D{1, 0, 0, 0, 0, 0}}}) {
+        SCOPED_TRACE(reduction);
+        OnnxModel m(18);
+        m.input("x", {2, 3}).input("u", {3, 3}).output("y");
+        m.initializer_i64("i", {3, 1}, {1, 0, -1});  // -1: row 1
+        set_attr(m.node("ScatterND", {"x", "i", "u"}, {"y"}), "reduction", reduction);
+        EXPECT_EQ(evaluate_values(m.import(), {{"x", {1, 2, 3, 4, 5, 6}}, {"u", {0, 9, 0, 7, 0, 0, 0, 0, 8}}}), want);
+    }
+}
+
+TEST(OnnxGather, ScatterNDMulOfRuntimeOrOutOfRangeIndicesIsRefused) {
+    OnnxModel runtime(16);
+    runtime.input("x", {4}).input("i", {2, 1}, OnnxType::INT64).input("u", {2}).output("y");
+    set_attr(runtime.node("ScatterND", {"x", "i", "u"}, {"y"}, "s"), "reduction", "mul");
+    EXPECT_NE(import_error(runtime).find("node 's' (ScatterND): reduction 'mul' with indices known only at run time "
+                                         "is not supported"),
+              std::string::npos)
+        << import_error(runtime);
+    OnnxModel outside(16);
+    outside.input("x", {4}).input("u", {1}).output("y");
+    outside.initializer_i64("i", {1, 1}, {4});
+    set_attr(outside.node("ScatterND", {"x", "i", "u"}, {"y"}, "s"), "reduction", "mul");
+    EXPECT_NE(import_error(outside).find("node 's' (ScatterND): index 4 of axis 0 is outside [-4, 4)"),
+              std::string::npos)
+        << import_error(outside);
 }
 
 }  // namespace

@@ -8,9 +8,10 @@
 //   GatherND(data, idx, batch_dims b): the batch axes by 0..n-1, then axis b + j
 //     by idx[..., j].
 //   ScatterND(data, idx, updates, reduction none / add): the GatherND indexing
-//     written: Set, or Incr (which accumulates duplicates, as ONNX's add does).
-//   ScatterElements / Scatter(data, idx, updates, axis, reduction none / add): the
-//     GatherElements indexing written, Set or Incr likewise.
+//     written: Set, or Incr (which accumulates duplicates, as ONNX's add does);
+//     mul / max / min of constant indices: Sets combined by Elemwise, in rounds.
+//   ScatterElements / Scatter(data, idx, updates, axis, reduction ...): the
+//     GatherElements indexing written, likewise.
 //   ReverseSequence(x, lens): batch and time axes indexed, time by the reversed step.
 //   MaxUnpool(x, idx[, output_shape]): x Set at idx into flattened zeros.
 //   Compress(x, condition, axis): `axis` (of x flattened, without one) indexed
@@ -21,6 +22,7 @@
 
 #include <cstring>
 #include <functional>
+#include <map>
 
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
@@ -109,6 +111,73 @@ void gather_elements(Importer& c) {
     c.set_output_var(0, c.emit("IndexingMultiAxisVec", inputs, {{"items", items}}), x.elem_type, ind.shape);
 }
 
+// Scatter reductions MegEngine's indexing cannot write (it sets or adds): mul,
+// max and min (opsets 16 and 18), of constant indices. `positions` are the
+// written positions, normalized, one tuple of the data's first k axes per row of
+// the updates (input #2) seen as `rows`: [n, the data's axes after k]. They are applied in
+// rounds, round j taking the j-th write of each position in the indices' order
+// (ONNX's reference applies them in that order), so that no round writes a
+// position twice: each round sets its rows into ones (mul) or the running result
+// (max, min) with IndexingSetMultiAxisVec and combines that with the running
+// result by Elemwise MUL, MAX or MIN; elsewhere the combination keeps the value.
+ir::VarId scatter_reduced_in_rounds(Importer& c, const std::string& reduction,
+                                    const std::vector<std::vector<int64_t>>& positions, const Shape& rows_shape) {
+    const Value& x = c.input(0);
+    std::map<std::vector<int64_t>, size_t> writes;
+    std::vector<std::vector<size_t>> rounds;
+    for (size_t e = 0; e < positions.size(); ++e) {
+        size_t& count = writes[positions[e]];
+        if (count == rounds.size()) rounds.emplace_back();
+        rounds[count++].push_back(e);
+    }
+    const std::string_view combine = reduction == "mul" ? "MUL" : reduction == "max" ? "MAX" : "MIN";
+    // Emitted in the order a dump lists them (the ones, then the rows), so that a
+    // file read back has the operators in the order built.
+    const ir::VarId ones = reduction == "mul" ? broadcast_to(c, scalar_as(c, 1, x.elem_type), {1}, x.shape) : ir::VarId{};
+    const ir::VarId rows = c.input(2).shape == rows_shape ? c.var(2) : c.reshape(c.var(2), rows_shape);
+    ir::VarId y = c.var(0);
+    for (const std::vector<size_t>& round : rounds) {
+        std::vector<int64_t> picked(round.begin(), round.end());
+        ir::VarId values = rows;
+        if (round.size() != positions.size())
+            values = c.emit("IndexingMultiAxisVec", {rows, c.const_i32(picked)}, {{"items", std::vector{index_item(0)}}});
+        std::vector<ir::VarId> inputs{reduction == "mul" ? ones : y, values};
+        std::vector<ir::IndexDescMaskItem> items;
+        for (size_t j = 0; j < positions.front().size(); ++j) {
+            std::vector<int64_t> component;
+            for (size_t e : round) component.push_back(positions[e][j]);
+            inputs.push_back(c.const_i32(component));
+            items.push_back(index_item(j));
+        }
+        const ir::VarId written = c.emit("IndexingSetMultiAxisVec", inputs, {{"items", items}});
+        y = elemwise(c, combine, {y, written});
+    }
+    return y;
+}
+
+// The constant indices of a reduction scatter_reduced_in_rounds applies, or its
+// refusal: indices known only at run time may write a position twice, which no
+// set-and-combine of one write per position reproduces.
+void require_reducible(Importer& c, const std::string& reduction, size_t index_items) {
+    if (c.input(0).elem_type == onnx::TensorProto::BOOL) c.fail(fmt::format("reduction '{}' of BOOL is not defined", reduction));
+    if (!c.is_const(1))
+        c.fail(fmt::format("reduction '{}' with indices known only at run time is not supported (MegEngine writes "
+                           "through indexing by setting or adding only; constant indices are applied in rounds that "
+                           "write each position once)",
+                           reduction));
+    if (index_items > kMaxIndexItems)
+        c.fail(fmt::format("reduction '{}' indexes {} axes; MegEngine's loader takes at most {} index items",
+                           reduction, index_items, kMaxIndexItems));
+}
+
+// Index v of an axis of `dim` elements, negative counting from the end, as a
+// position in [0, dim); a constant outside [-dim, dim) is refused.
+int64_t normalized_index(Importer& c, int64_t v, int64_t dim, size_t axis) {
+    if (v < -dim || v >= dim)
+        c.fail(fmt::format("index {} of axis {} is outside [{}, {})", v, axis, -dim, dim));
+    return v < 0 ? v + dim : v;
+}
+
 // ScatterElements (and Scatter, opset 9 and 10, the same operator): the
 // GatherElements indexing written, updates having the indices' shape:
 // IndexingSetMultiAxisVec, or IndexingIncrMultiAxisVec for reduction add (which
@@ -119,10 +188,8 @@ void scatter_elements(Importer& c) {
     const Value &x = c.input(0), &ind = c.input(1), &upd = c.input(2);
     check_int_indices(c, 1);
     const std::string reduction = c.attr_string("reduction", "none");
-    if (reduction != "none" && reduction != "add")
-        c.fail(fmt::format("reduction '{}' is not supported (MegEngine writes through indexing by setting or "
-                           "adding only)",
-                           reduction));
+    if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
+        c.fail(fmt::format("reduction '{}' is not one of ONNX's (none, add, mul, max, min)", reduction));
     if (upd.elem_type != x.elem_type) c.fail("updates must have the data's element type");
     const size_t r = x.shape.size();
     if (r == 0) c.fail("cannot scatter into a scalar");
@@ -137,6 +204,23 @@ void scatter_elements(Importer& c) {
             c.fail(fmt::format("indices [{}] are larger than the data [{}] at axis {}", fmt::join(ind.shape, ","),
                                fmt::join(x.shape, ","), d));
     if (element_count(ind.shape) == 0) return c.set_output(0, x);  // nothing written
+    if (reduction != "none" && reduction != "add") {
+        // Each element of the indices writes the position of its own coordinates,
+        // `axis` replaced by its value.
+        require_reducible(c, reduction, r);
+        const std::vector<int64_t> all = c.const_ints(1, "indices");
+        std::vector<std::vector<int64_t>> positions(all.size(), std::vector<int64_t>(r));
+        std::vector<int64_t> at(r, 0);  // the element's coordinates, odometer-style
+        for (size_t e = 0; e < all.size(); ++e) {
+            for (size_t d = 0; d < r; ++d)
+                positions[e][d] = d == axis ? normalized_index(c, all[e], x.shape[d], d) : at[d];
+            for (size_t d = r; d-- > 0;)
+                if (++at[d] < ind.shape[d]) break;
+                else at[d] = 0;
+        }
+        return c.set_output_var(0, scatter_reduced_in_rounds(c, reduction, positions, {static_cast<int64_t>(all.size())}),
+                                x.elem_type, x.shape);
+    }
     std::vector<ir::VarId> inputs{c.var(0), c.var(2)};
     std::vector<ir::IndexDescMaskItem> items;
     for (size_t d = 0; d < r; ++d) {
@@ -319,11 +403,32 @@ void scatter_nd(Importer& c) {
     c.check_attrs({"reduction"});
     const Value &x = c.input(0), &upd = c.input(2);
     const std::string reduction = c.attr_string("reduction", "none");
-    if (reduction != "none" && reduction != "add")
-        c.fail(fmt::format("reduction '{}' is not supported (MegEngine writes through indexing by setting or "
-                           "adding only)",
-                           reduction));
+    if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
+        c.fail(fmt::format("reduction '{}' is not one of ONNX's (none, add, mul, max, min)", reduction));
     if (upd.elem_type != x.elem_type) c.fail("updates must have the data's element type");
+    if (reduction != "none" && reduction != "add") {
+        // Each index tuple writes a slice of the data's axes after its length k.
+        check_int_indices(c, 1);
+        const Shape& ind = c.input(1).shape;
+        if (ind.empty() || ind.back() < 1 || static_cast<size_t>(ind.back()) > x.shape.size())
+            c.fail(fmt::format("indices of shape [{}] do not index data of rank {}", fmt::join(ind, ","),
+                               x.shape.size()));
+        const auto k = static_cast<size_t>(ind.back());
+        Shape want(ind.begin(), ind.end() - 1);
+        want.insert(want.end(), x.shape.begin() + static_cast<std::ptrdiff_t>(k), x.shape.end());
+        if (upd.shape != want)
+            c.fail(fmt::format("updates have shape [{}], the indexing gives [{}]", fmt::join(upd.shape, ","),
+                               fmt::join(want, ",")));
+        require_reducible(c, reduction, k);
+        const std::vector<int64_t> all = c.const_ints(1, "indices");
+        std::vector<std::vector<int64_t>> positions(all.size() / k, std::vector<int64_t>(k));
+        for (size_t e = 0; e < positions.size(); ++e)
+            for (size_t j = 0; j < k; ++j) positions[e][j] = normalized_index(c, all[e * k + j], x.shape[j], j);
+        if (positions.empty()) return c.set_output(0, x);  // nothing written
+        Shape rows{static_cast<int64_t>(positions.size())};
+        rows.insert(rows.end(), x.shape.begin() + static_cast<std::ptrdiff_t>(k), x.shape.end());
+        return c.set_output_var(0, scatter_reduced_in_rounds(c, reduction, positions, rows), x.elem_type, x.shape);
+    }
     NdIndexing nd = nd_indexing(c, 1, 0);
     if (upd.shape != nd.onnx_shape)
         c.fail(fmt::format("updates have shape [{}], the indexing gives [{}]", fmt::join(upd.shape, ","),
