@@ -102,6 +102,18 @@ TEST(OnnxTensor, OneHotComparesWithThePositionsAndCountsNegativeIndicesFromDepth
               (D{2, .5, .5, .5, .5, .5, .5, 2, .5, .5, .5, 2, .5, .5, .5, .5}));
 }
 
+// An empty axis: refused, with K constant (out of range) and with K known only
+// at run time, which skips that check (the division by the axis's length
+// trapped: fuzz_onnx's tests/fuzz/regressions/fuzz_onnx/topk-of-runtime-k-on-an-empty-axis).
+TEST(OnnxTensor, TopKOfAnEmptyAxisIsRefused) {
+    OnnxModel m(11);
+    m.input("x", {3, 0}).input("k", {1}, OnnxType::INT64).output("v").output("i", OnnxType::INT64);
+    m.node("TopK", {"x", "k"}, {"v", "i"}, "top");
+    EXPECT_NE(import_error(m).find("node 'top' (TopK): axis 1 of the input [3,0] has no elements"),
+              std::string::npos)
+        << import_error(m);
+}
+
 TEST(OnnxTensor, TopKLargestAndSmallestAlongAnAxis) {
     OnnxModel m(11);
     m.input("x", {2, 3}).output("v").output("i", OnnxType::INT64).output("sv").output("si", OnnxType::INT64);

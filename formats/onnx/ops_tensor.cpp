@@ -389,6 +389,11 @@ void top_k(Importer& c) {
     const Value& x = c.input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     const int64_t axis = normalize_axis(c.attr_int("axis", -1), rank, c, "axis");
+    // Checked before anything divides by the axis's length (a runtime K skips the
+    // range check below; fuzz_onnx found the division by zero).
+    if (x.shape[axis] < 1)
+        c.fail(fmt::format("axis {} of the input [{}] has no elements: MegEngine holds no empty tensor", axis,
+                           fmt::join(x.shape, ",")));
     // A K known only at run time is TopK's k var (negated for the largest), and
     // the output's axis is then known only at run time too.
     const bool runtime_k = c.opset() >= 10 && is_runtime_value(c, 1);
