@@ -120,5 +120,10 @@ TEST(OnnxNonZero, BoolAndIntegerInputs) {
     EXPECT_EQ(engine::eval::to_doubles(out[0].value), (D{1, 2}));
 }
 
+TEST(OnnxNonZero, AnInputWithoutElementsIsRefused) {
+    const std::string error = import_error(non_zero_model({3, 0}));
+    EXPECT_NE(error.find("node 'nz' (NonZero): the input [3,0] has no elements"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace mgedump::test

@@ -211,6 +211,9 @@ void runtime_non_zero(Importer& c) {
     const Value& x = c.input(0);
     if (any_runtime_shape(c, 1)) c.fail("an input whose shape is known only at run time is not supported");
     const Shape shape = x.shape.empty() ? Shape{1} : x.shape;
+    // An empty axis would make a zero stride, a divisor below.
+    if (element_count(shape) == 0)
+        c.fail(fmt::format("the input [{}] has no elements: MegEngine holds no empty tensor", fmt::join(shape, ",")));
     ir::VarId flat = c.var(0);
     if (shape.size() != 1) flat = c.reshape(flat, {element_count(shape)});
     ir::OprId take;
