@@ -50,9 +50,7 @@ std::string scale_of(const Importer& c, const onnx::NodeProto& bn, BatchNormScal
     for (int k = 0; k < 4; ++k) {
         const Value* v = c.value(bn.input(k + 1));
         // Any float type: BatchNormalization-15 lets the statistics' type differ from X's.
-        const bool is_float = v && (v->elem_type == P::FLOAT || v->elem_type == P::FLOAT16 ||
-                                    v->elem_type == P::BFLOAT16 || v->elem_type == P::DOUBLE);
-        if (!v || !v->is_const || !is_float)
+        if (!v || !v->is_const || !is_float_type(v->elem_type))
             return fmt::format("{} (input #{}) must be a float constant", names[k], k + 1);
         in[k] = *decode_floats(*v);
         if (in[k].size() != in[0].size())
