@@ -170,6 +170,14 @@ void require_reducible(Importer& c, const std::string& reduction, size_t index_i
                            reduction, index_items, kMaxIndexItems));
 }
 
+// The scatter's `reduction` attribute (default none), refused unless ONNX's.
+std::string scatter_reduction(Importer& c) {
+    std::string reduction = c.attr_string("reduction", "none");
+    if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
+        c.fail(fmt::format("reduction '{}' is not one of ONNX's (none, add, mul, max, min)", reduction));
+    return reduction;
+}
+
 // Index v of an axis of `dim` elements, negative counting from the end, as a
 // position in [0, dim); a constant outside [-dim, dim) is refused.
 int64_t normalized_index(Importer& c, int64_t v, int64_t dim, size_t axis) {
@@ -187,9 +195,7 @@ void scatter_elements(Importer& c) {
     c.check_attrs({"axis", "reduction"});
     const Value &x = c.input(0), &ind = c.input(1), &upd = c.input(2);
     check_int_indices(c, 1);
-    const std::string reduction = c.attr_string("reduction", "none");
-    if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
-        c.fail(fmt::format("reduction '{}' is not one of ONNX's (none, add, mul, max, min)", reduction));
+    const std::string reduction = scatter_reduction(c);
     if (upd.elem_type != x.elem_type) c.fail("updates must have the data's element type");
     const size_t r = x.shape.size();
     if (r == 0) c.fail("cannot scatter into a scalar");
@@ -402,9 +408,7 @@ void gather_nd(Importer& c) {
 void scatter_nd(Importer& c) {
     c.check_attrs({"reduction"});
     const Value &x = c.input(0), &upd = c.input(2);
-    const std::string reduction = c.attr_string("reduction", "none");
-    if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
-        c.fail(fmt::format("reduction '{}' is not one of ONNX's (none, add, mul, max, min)", reduction));
+    const std::string reduction = scatter_reduction(c);
     if (upd.elem_type != x.elem_type) c.fail("updates must have the data's element type");
     if (reduction != "none" && reduction != "add") {
         // Each index tuple writes a slice of the data's axes after its length k.
