@@ -12,6 +12,7 @@
 // Upsample (opsets 7 to 10) is Resize-10.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -104,8 +105,8 @@ Taps cubic_taps(const Cubic& cubic, const Axis& ax, double s) {
     return taps;
 }
 
-Taps onnx_taps(Mode mode, Coord coord, Rounding r, const Cubic& cubic, const Axis& a, int64_t x) {
-    const double s = source_coordinate(coord, a, x);
+// The taps ONNX reads for source coordinate `s` (source_coordinate) of axis `a`.
+Taps onnx_taps(Mode mode, Rounding r, const Cubic& cubic, const Axis& a, double s) {
     if (mode == Mode::Cubic) return cubic_taps(cubic, a, s);
     const double f = std::floor(s), frac = s - f;
     const int64_t lo = static_cast<int64_t>(f);
@@ -176,7 +177,7 @@ struct AxisPlan {
     // tf_crop_and_resize: the positions whose source lies outside [0, in − 1],
     // which ONNX gives extrapolation_value (their taps read index 0, weight 0).
     std::vector<uint8_t> outside;
-    bool any_outside = false;
+    bool any_outside() const { return std::find(outside.begin(), outside.end(), 1) != outside.end(); }
 };
 
 AxisPlan plan_axis(Mode mode, Coord coord, Rounding r, const Cubic& cubic, const Axis& a) {
@@ -187,13 +188,12 @@ AxisPlan plan_axis(Mode mode, Coord coord, Rounding r, const Cubic& cubic, const
         const bool outside = coord == Coord::TfCropAndResize && (s < 0 || s > static_cast<double>(a.in - 1));
         p.outside.push_back(outside);
         if (outside) {
-            p.any_outside = true;
             p.identity = p.megengine = false;
             const size_t width = mode == Mode::Nearest ? 1 : mode == Mode::Linear ? 2 : 4;
             p.taps.push_back(Taps(width, Tap{0, 0.0}));
             continue;
         }
-        Taps t = onnx_taps(mode, coord, r, cubic, a, x);
+        Taps t = onnx_taps(mode, r, cubic, a, s);
         auto w = weights(t);
         p.identity = p.identity && w.size() == 1 && w.begin()->first == x && w.begin()->second == 1.0;
         if (mode != Mode::Cubic) p.megengine = p.megengine && same_sampling(t, megengine_taps(mode, a, x));
@@ -457,7 +457,7 @@ void resize(Importer& c) {
         if (plans[k].identity) continue;
         y = resample_axis(c, y, rank, k, plans[k]);
         now[k] = out[k];
-        if (plans[k].any_outside) y = extrapolate_outside(c, y, now, k, plans[k], extrapolation);
+        if (plans[k].any_outside()) y = extrapolate_outside(c, y, now, k, plans[k], extrapolation);
     }
     c.set_output_var(0, y, x.elem_type, out);
 }
