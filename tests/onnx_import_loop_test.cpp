@@ -155,6 +155,35 @@ TEST(OnnxScan, ReverseDirectionAndAnotherOutputAxis) {
     EXPECT_EQ(engine::eval::to_doubles(out.at(1).value), (D{5, 8, 9, 106, 110, 112}));
 }
 
+// Scan axes count from the end when negative (x [3, 2]: input axis -2 is axis 0;
+// the stacked [2] rows give a [2, 3] output, whose axis -1 is axis 1), so this is
+// the test above with the axes spelled from the end. An axis outside [-rank, rank)
+// is refused with the value written in the model.
+OnnxModel scan9_with_axes(int64_t input_axis, int64_t output_axis) {
+    OnnxModel m(11);
+    m.input("init", {2}).input("x", {3, 2}).output("sum").output("partial");
+    auto& n = m.node("Scan", {"init", "x"}, {"sum", "partial"}, "scan");
+    set_attr(n, "num_scan_inputs", int64_t{1});
+    set_attr(n, "scan_input_directions", std::vector<int64_t>{1});
+    set_attr(n, "scan_input_axes", std::vector<int64_t>{input_axis});
+    set_attr(n, "scan_output_axes", std::vector<int64_t>{output_axis});
+    set_body(n, running_sum_body());
+    return m;
+}
+
+TEST(OnnxScan, NegativeAxesCountFromTheEnd) {
+    const auto out = evaluate(scan9_with_axes(-2, -1).import(), {{"init", {0, 100}}, {"x", {1, 2, 3, 4, 5, 6}}});
+    EXPECT_EQ(out.at(1).value.shape(), ir::Shape::of({2, 3}));
+    EXPECT_EQ(engine::eval::to_doubles(out.at(1).value), (D{5, 8, 9, 106, 110, 112}));
+}
+
+TEST(OnnxScan, AnAxisOutsideTheRankIsRefusedAsWritten) {
+    EXPECT_EQ(import_error(scan9_with_axes(-3, 0)),
+              "test.onnx: node 'scan' (Scan): scan input #0: axis -3 is outside its rank 2");
+    EXPECT_EQ(import_error(scan9_with_axes(0, 2)),
+              "test.onnx: node 'scan' (Scan): scan output #0: axis 2 is outside its rank 2");
+}
+
 // Scan-8 (the batch axis first, ONNX's test_scan_sum): the state of one batch
 // element is its row of each state. A state without that axis, or with another
 // batch size, is refused by name (a rank-0 state once reached a slice of an empty

@@ -181,9 +181,9 @@ std::string scatter_reduction(Importer& c) {
 // Index v of an axis of `dim` elements, negative counting from the end, as a
 // position in [0, dim); a constant outside [-dim, dim) is refused.
 int64_t normalized_index(Importer& c, int64_t v, int64_t dim, size_t axis) {
-    if (v < -dim || v >= dim)
-        c.fail(fmt::format("index {} of axis {} is outside [{}, {})", v, axis, -dim, dim));
-    return v < 0 ? v + dim : v;
+    const std::optional<int64_t> position = counted_from_end(v, dim);
+    if (!position) c.fail(fmt::format("index {} of axis {} is outside [{}, {})", v, axis, -dim, dim));
+    return *position;
 }
 
 // ScatterElements (and Scatter, opset 9 and 10, the same operator): the

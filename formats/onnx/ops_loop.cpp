@@ -180,10 +180,9 @@ void scan(Importer& c) {
         const Value& x = xs[k];
         const int64_t rank = static_cast<int64_t>(x.shape.size()) - batch_axes;
         if (x.runtime_shape) c.fail(fmt::format("scan input #{} has a shape known only at run time", k));
-        int64_t& axis = in_axes[k];
-        if (axis < 0) axis += rank;
-        if (axis < 0 || axis >= rank)
-            c.fail(fmt::format("scan input #{}: axis {} is outside its rank {}", k, axis, rank));
+        const std::optional<int64_t> position = counted_from_end(in_axes[k], rank);
+        if (!position) c.fail(fmt::format("scan input #{}: axis {} is outside its rank {}", k, in_axes[k], rank));
+        const int64_t axis = in_axes[k] = *position;
         const int64_t n = x.shape[static_cast<size_t>(axis + batch_axes)];
         if (length >= 0 && n != length)
             c.fail(fmt::format("scan inputs have lengths {} and {}; they must be equal", length, n));
@@ -229,11 +228,9 @@ void scan(Importer& c) {
             const std::string& name = body.output(static_cast<int>(states + k)).name();
             if (out_dirs[k]) std::reverse(runs[k].begin(), runs[k].end());
             const int64_t rank = static_cast<int64_t>(runs[k].front().shape.size()) + 1;
-            int64_t& axis = out_axes[k];
-            if (axis < 0) axis += rank;
-            if (axis < 0 || axis >= rank)
-                c.fail(fmt::format("scan output #{}: axis {} is outside its rank {}", k, out_axes[k], rank));
-            stacked[k].push_back(stack(c, std::move(runs[k]), axis, name));
+            const std::optional<int64_t> axis = counted_from_end(out_axes[k], rank);
+            if (!axis) c.fail(fmt::format("scan output #{}: axis {} is outside its rank {}", k, out_axes[k], rank));
+            stacked[k].push_back(stack(c, std::move(runs[k]), *axis, name));
         }
     }
     for (size_t k = 0; k < states && k < c.output_count(); ++k)

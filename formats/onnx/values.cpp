@@ -201,10 +201,15 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
     return out;
 }
 
+std::optional<int64_t> counted_from_end(int64_t v, int64_t n) {
+    if (v < -n || v >= n) return std::nullopt;
+    return v < 0 ? v + n : v;
+}
+
 int64_t normalize_axis(int64_t axis, int64_t rank, const Importer& at, std::string_view what) {
-    if (axis < -rank || axis >= rank)
-        at.fail(fmt::format("{} {} is out of range for rank {}", what, axis, rank));
-    return axis < 0 ? axis + rank : axis;
+    const std::optional<int64_t> position = counted_from_end(axis, rank);
+    if (!position) at.fail(fmt::format("{} {} is out of range for rank {}", what, axis, rank));
+    return *position;
 }
 
 }  // namespace mgedump::formats::onnx_import

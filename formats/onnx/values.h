@@ -43,6 +43,9 @@ Value gather_const(const Value& x, const std::vector<std::vector<int64_t>>& indi
 
 // Numpy broadcasting; nullopt when the shapes do not broadcast.
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
+// `v` in [-n, n), negative counting from the end, as a position in [0, n);
+// nullopt outside (an axis of a rank-n tensor, an index into an axis of n).
+std::optional<int64_t> counted_from_end(int64_t v, int64_t n);
 // An axis attribute in [-rank, rank) → [0, rank); fails naming `what` otherwise.
 int64_t normalize_axis(int64_t axis, int64_t rank, const Importer& at, std::string_view what);
 
