@@ -108,6 +108,35 @@ TEST(MakeFolds, ATypeCvtToTheInputsOwnDtypeIsTheInput) {
     EXPECT_EQ(written_types(b.finish()), (Types{"Host2DeviceCopy", "TypeCvt"}));
 }
 
+// graph_opt.cpp:118 GraphOptimizer::swap_typecvt_and_bcast, which the graph runs on
+// every operator it inserts: a TypeCvt of a Broadcast whose value is CONST is
+// inserted as Broadcast(TypeCvt(x)), so the loader gets a Broadcast back. Seen in a
+// real MegEngine: ONNX's tf_crop_and_resize (a Where on a broadcast constant Bool
+// mask, which the FBS rewrites turn into a TypeCvt of it) failed to load with
+// "got_type=Broadcast expected_type=TypeCvt" until this fold. The same chain on a
+// graph input's value (not CONST) is written as it is.
+TEST(MakeFolds, ATypeCvtOfABroadcastConstantIsWrittenAsABroadcastOfATypeCvt) {
+    GraphBuilder b;
+    const std::vector<std::byte> bools{std::byte{1}, std::byte{0}, std::byte{1}};
+    ir::VarId mask = b.constant(DType::of(DTypeEnum::Bool), {1, 3}, bools);
+    ir::VarId wide = b.op("Broadcast", {mask, b.constant<int32_t>({2}, {2, 3})});
+    ir::VarId x = b.input("x", kF32, {2, 3});
+    b.output(b.op("Elemwise", {b.op("TypeCvt", {wide}, {{"dtype", ir::ParamArg(kF32)}}), x}, {{"mode", "MUL"}}),
+             "out");
+    const ir::Graph g = b.finish();
+    for (auto format : {engine::DumpFormat::FBS, engine::DumpFormat::FBS_V2}) {
+        engine::DumpOptions options;
+        options.dump_format = format;
+        EXPECT_EQ(written_types(g, options), (Types{"ImmutableTensor", "TypeCvt", "ImmutableTensor", "Broadcast",
+                                                    "Host2DeviceCopy", "Elemwise"}));
+    }
+    GraphBuilder runtime;
+    ir::VarId flag = runtime.input("flag", DType::of(DTypeEnum::Bool), {1, 3});
+    ir::VarId spread = runtime.op("Broadcast", {flag, runtime.constant<int32_t>({2}, {2, 3})});
+    runtime.output(runtime.op("TypeCvt", {spread}, {{"dtype", ir::ParamArg(kF32)}}), "out");
+    EXPECT_EQ(written_types(runtime.finish()), (Types{"Host2DeviceCopy", "ImmutableTensor", "Broadcast", "TypeCvt"}));
+}
+
 TEST(MakeFolds, AConcatOfTwoInputsIsKept) {
     GraphBuilder b;
     ir::VarId p = pooled(b);

@@ -3,6 +3,14 @@
 // files MegEngine's loader refuses. Folds that give an ImmutableTensor (which the
 // loader accepts, serializer_oss_v2.cpp:765) or another Elemwise (LOG(1+x) →
 // LOG1P) load as written and compute the same values, so they are left alone.
+//
+// Besides the makes, the graph rewrites every operator it inserts whose output
+// value is CONST to static inference (GraphOptimizer::insert_post,
+// src/core/impl/graph/graph_opt.cpp): Broadcast of a Broadcast becomes one
+// Broadcast (its type kept), a small contiguous value an ImmutableTensor (which
+// the loader accepts), and TypeCvt of a Broadcast becomes Broadcast of a
+// TypeCvt, which the loader refuses ("got_type=Broadcast expected_type=TypeCvt"):
+// that one is lowered here.
 #include "engine/passes/make_folds.h"
 
 #include <array>
@@ -165,9 +173,13 @@ struct Folder {
 
     // What make returns instead of the operator.
     struct Fold {
-        enum Kind { None, Input, Filled } kind = None;
-        ir::VarId var;      // Input: the var returned; Filled: the var whose shape is filled
-        double value = 0;   // Filled: the value
+        enum Kind { None, Input, Filled, CastBeforeBroadcast } kind = None;
+        // Input: the var returned; Filled: the var whose shape is filled;
+        // CastBeforeBroadcast: the Broadcast's input, cast first.
+        ir::VarId var;
+        double value = 0;  // Filled: the value
+        ir::VarId target;  // CastBeforeBroadcast: the Broadcast's target shape
+        ir::DType to;      // CastBeforeBroadcast: the TypeCvt's dtype
     };
     static Fold none() { return {}; }
     // broadcast_tshp(src, {src, scalar}) of inplace.cpp when the scalar is a [1]
@@ -176,6 +188,11 @@ struct Folder {
     static Fold input(ir::VarId x) { return {Fold::Input, x, 0}; }
     // Broadcast(scalar `value` of x's dtype, GetVarShape(x)): MUL(x, 0), POW(x, 0).
     static Fold filled(ir::VarId x, double value) { return {Fold::Filled, x, value}; }
+    // GraphOptimizer::swap_typecvt_and_bcast (graph_opt.cpp:118): TypeCvt(Broadcast(x,
+    // shape)) whose value is CONST is inserted as Broadcast(TypeCvt(x), shape).
+    static Fold cast_before_broadcast(ir::VarId x, ir::VarId target, ir::DType to) {
+        return {Fold::CastBeforeBroadcast, x, 0, target, to};
+    }
 
     Fold fold(ir::OprId o) const {
         const ir::OpTypeId type = g.oprs.type[o.value];
@@ -193,7 +210,11 @@ struct Folder {
             const ir::DType* to = params.empty() || params[0].fields.empty()
                                       ? nullptr
                                       : std::get_if<ir::DType>(&params[0].fields[0]);
-            return in.size() == 1 && to && *to == dtype(in[0]) ? input(in[0]) : none();
+            if (in.size() != 1 || !to) return none();
+            if (*to == dtype(in[0])) return input(in[0]);
+            if (type_of(in[0]) != v.broadcast || !const_analysis().value_const(g.output_var(o, 0))) return none();
+            const auto broadcast = g.inputs_of(owner(in[0]));
+            return broadcast.size() == 2 ? cast_before_broadcast(broadcast[0], broadcast[1], *to) : none();
         }
         if (type != v.elemwise) return none();
         // Elemwise::make → gopt::optimize_elemwise_expr_inplace (inplace.cpp), at
@@ -250,6 +271,10 @@ struct Folder {
     void write(const Fold& f, FragmentBuilder& b) const {
         if (f.kind == Fold::Input) {
             b.set_output(Ref::var(f.var));
+            return;
+        }
+        if (f.kind == Fold::CastBeforeBroadcast) {
+            b.set_output(b.broadcast(b.type_cvt(Ref::var(f.var), f.to), Ref::var(f.target)));
             return;
         }
         Ref value = b.scalar_of(b.dtype(Ref::var(f.var)), f.value, f.var);
