@@ -4,8 +4,9 @@
 // Resize to the runtime (H, W) with N and C broadcast. The numbers are checked by
 // hand against ONNX's definition (onnx/backend/test/case/node/resize.py) and, over
 // every coordinate mode and rounding, against the same node with the sizes made a
-// constant (the static mapping, itself checked against ONNX's test data). Runtime
-// scales are refused saying why.
+// constant (the static mapping, itself checked against ONNX's test data). Scales
+// known only at run time are computed in Float32, checked by hand here and against
+// ONNX's thirteen runtime-scales test models in tests/eval/onnx_testdata_test.cpp.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -150,7 +151,7 @@ TEST(OnnxResizeRuntime, CubicIsOneResizeToTheRuntimeHeightAndWidth) {
     EXPECT_THROW(evaluate(two, {{"x", ramp_values(32)}, {"sizes", {3, 1, 4, 4}}}), Error);
 }
 
-TEST(OnnxResizeRuntime, CubicThatResizeDoesNotComputeAndRuntimeScalesAreRefused) {
+TEST(OnnxResizeRuntime, CubicThatResizeDoesNotComputeWithRuntimeSizesIsRefused) {
     EXPECT_NE(import_error(resize_model({1, 1, 4, 4}, "cubic", "align_corners", ""))
                   .find("node 'resize' (Resize): cubic resize to sizes known only at run time is supported only "
                         "where MegEngine's Resize computes it"),
@@ -169,13 +170,70 @@ TEST(OnnxResizeRuntime, CubicThatResizeDoesNotComputeAndRuntimeScalesAreRefused)
                                          "time is not supported"),
               std::string::npos)
         << import_error(other_a);
-    OnnxModel m(13);
-    m.input("x", {1, 1, 2, 2}).input("scales", {4}).output("y");
-    m.node("Resize", {"x", "", "scales"}, {"y"}, "up");
-    EXPECT_NE(import_error(m).find("node 'up' (Resize): scales (input #2) must be a constant known at import time: "
-                                   "ONNX derives the output length floor(in * scale)"),
+}
+
+// Resize(x [1, 1, 1, 4], scales) with `scales` a graph input.
+OnnxModel scales_model(const std::string& mode, const std::string& coord, int64_t opset = 13,
+                       int32_t type = OnnxType::FLOAT) {
+    OnnxModel m(opset);
+    m.input("x", {1, 1, 1, 4}, type).input("scales", {4}).output("y", type);
+    auto& n = opset < 11 ? m.node("Resize", {"x", "scales"}, {"y"}, "resize")
+                         : m.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+    set_attr(n, "mode", mode.c_str());
+    if (!coord.empty()) set_attr(n, "coordinate_transformation_mode", coord.c_str());
+    return m;
+}
+
+// Scales known only at run time: the length ⌊in · scale⌋ and the source
+// coordinates come from the scale fed, not from out/in. Linear half_pixel on
+// [10, 20, 30, 40], worked from ONNX's definition:
+//   scale 0.7: length 2.8 → 2 positions at (x + ½)/0.7 − ½ = 0.2143, 1.6429: 10·0.7857 +
+//     20·0.2143 = 12.143 and 20·0.3571 + 30·0.6429 = 26.429 (out/in = ½ would sample 0.5
+//     and 2.5: 15 and 35);
+//   scale 2: 8 positions at −0.25, 0.25, …, 3.25, clamped at the edges: 10, 12.5, 17.5,
+//     22.5, 27.5, 32.5, 37.5, 40.
+TEST(OnnxResizeRuntime, ScalesKnownAtRunTimeGiveTheLengthAndCoordinatesOfTheScaleFed) {
+    const ir::Graph g = scales_model("linear", "").import();
+    EXPECT_EQ(count_ops(g, "Resize"), 0u);
+    EXPECT_TRUE(g.var_shape(g.outputs.at(0)).empty());
+    expect_round_trip_of_gathers(g);
+    const D x{10, 20, 30, 40};
+    auto out = evaluate(g, {{"x", x}, {"scales", {1, 1, 1, 0.7}}});
+    EXPECT_EQ(dims_of(out.at(0)), (std::vector<uint32_t>{1, 1, 1, 2}));
+    expect_near_all(engine::eval::to_doubles(out.at(0).value), D{12.142857, 26.428571}, 1e-6);
+    out = evaluate(g, {{"x", x}, {"scales", {1, 1, 1, 2}}});
+    EXPECT_EQ(dims_of(out.at(0)), (std::vector<uint32_t>{1, 1, 1, 8}));
+    expect_near_all(engine::eval::to_doubles(out.at(0).value), D{10, 12.5, 17.5, 22.5, 27.5, 32.5, 37.5, 40}, 1e-6);
+}
+
+// align_corners divides by the unrounded length in·scale − 1, as ONNX's reference
+// does: scale 0.6 on 4 is length 2.4, 2 positions at 0 and 1 · 3/1.4 = 2.1429, which
+// reads 30·0.8571 + 40·0.1429 = 31.429 (the rounded length would sample 3: 40).
+// Nearest (round_prefer_floor) at asymmetric x/0.6 = 0, 1.667 reads 10 and 30.
+TEST(OnnxResizeRuntime, AlignCornersTakesTheUnroundedLengthAndNearestRoundsTheScaledCoordinate) {
+    const D x{10, 20, 30, 40};
+    expect_near_all(evaluate_values(scales_model("linear", "align_corners").import(), {{"x", x}, {"scales", {1, 1, 1, 0.6}}}),
+                    D{10, 31.428571}, 1e-6);
+    EXPECT_EQ(evaluate_values(scales_model("nearest", "asymmetric").import(), {{"x", x}, {"scales", {1, 1, 1, 0.6}}}),
+              (D{10, 30}));
+}
+
+TEST(OnnxResizeRuntime, RuntimeScalesItCannotMapAreRefusedSayingWhy) {
+    const std::string crop = import_error(scales_model("linear", "tf_crop_and_resize"));
+    EXPECT_NE(crop.find("node 'resize' (Resize): tf_crop_and_resize with scales known only at run time is not "
+                        "supported"),
               std::string::npos)
-        << import_error(m);
+        << crop;
+    const std::string v10 = import_error(scales_model("nearest", "", 10));
+    EXPECT_NE(v10.find("node 'resize' (Resize): opset 10 nearest resize with scales known only at run time is not "
+                       "supported: whether an axis is downsampled is known only when it runs"),
+              std::string::npos)
+        << v10;
+    const std::string ints = import_error(scales_model("linear", "", 13, OnnxType::INT32));
+    EXPECT_NE(ints.find("node 'resize' (Resize): linear resize of INT32 by scales known only at run time is not "
+                        "supported (FLOAT only)"),
+              std::string::npos)
+        << ints;
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 // exactly, one axis at a time: nearest is an IndexingMultiAxisVec of the source
 // indices, linear two of them weighted (Elemwise MUL, FUSE_MUL_ADD3), cubic four
 // (any cubic_coeff_a, exclude_outside). `sizes` known only at run time goes to
-// formats/onnx/resize_runtime.cpp; `scales` known only at run time is refused.
+// formats/onnx/resize_runtime.cpp, and so does `scales` known only at run time.
 // Upsample (opsets 7 to 10) is Resize-10.
 #include <fmt/format.h>
 
@@ -371,16 +371,22 @@ void resize(Importer& c) {
     const Cubic cubic{c.attr_float("cubic_coeff_a", -0.75), c.attr_int("exclude_outside", 0) != 0};
     const bool megengine_cubic = static_cast<float>(cubic.a) == -0.75f && !cubic.exclude_outside;
 
-    // ONNX's reference computes a runtime scale's output length ⌊in·scale⌋ and its source
-    // coordinates (x + ½)/scale in double; Float32 arithmetic on a runtime scale can round
-    // a length or a nearest tie differently, so only sizes are mapped at run time.
+    // Scales known only at run time: lengths ⌊in·scale⌋ and source coordinates in
+    // Float32, as ONNX Runtime computes them. ONNX's reference computes them in
+    // double, so the two can differ where in·scale or a nearest tie lies within
+    // float rounding of an integer.
     const size_t scales_at = v10 ? 1 : 2;
-    if (!(c.opset() >= 11 && c.has_input(3)) && is_runtime_value(c, scales_at))
-        c.fail(fmt::format(
-            "scales (input #{}) must be a constant known at import time: ONNX derives the output length "
-            "floor(in * scale) and the source coordinates from a float scale in double precision, which MegEngine "
-            "(no Float64) cannot reproduce exactly at run time; give sizes instead (mapped at run time)",
-            scales_at));
+    if (!(c.opset() >= 11 && c.has_input(3)) && is_runtime_value(c, scales_at)) {
+        if (coord == Coord::TfCropAndResize)
+            c.fail("tf_crop_and_resize with scales known only at run time is not supported (its roi and scales size "
+                   "the output; converted with constant roi and sizes)");
+        if (v10 && mode == Mode::Nearest)
+            c.fail(fmt::format("opset {} nearest resize with scales known only at run time is not supported: "
+                               "whether an axis is downsampled is known only when it runs, and opset {}'s nearest "
+                               "downsampling is ambiguous (no nearest_mode); export with opset 11 or later",
+                               c.opset(), c.opset()));
+        return resize_to_runtime_scales(c, scales_at, mode, coord, rounding, cubic.a, cubic.exclude_outside);
+    }
     if (c.opset() >= 11 && c.has_input(3) && is_runtime_value(c, 3)) {
         if (cubic.exclude_outside)
             c.fail("exclude_outside=1 with sizes known only at run time is not supported (converted with constant "

@@ -15,4 +15,11 @@ enum class ResizeMode { Nearest, Linear, Cubic };
 
 void resize_to_runtime_sizes(Importer& c, ResizeMode mode, ResizeCoord coord, ResizeRounding rounding);
 
+// Resize with `scales` (input #scales_at) known only at run time: each axis's
+// length ⌊in · scale⌋ and source coordinates in Float32, as ONNX Runtime computes
+// them (its upsample kernels work in float); `cubic_a` and `exclude_outside` are
+// the cubic attributes.
+void resize_to_runtime_scales(Importer& c, size_t scales_at, ResizeMode mode, ResizeCoord coord,
+                              ResizeRounding rounding, double cubic_a, bool exclude_outside);
+
 }  // namespace mgedump::formats::onnx_import
