@@ -41,6 +41,10 @@ ir::VarId elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> in
     return c.emit("Elemwise", std::move(inputs), {{"mode", std::string(mode)}});
 }
 
+ir::VarId type_cvt(Importer& c, ir::VarId v, ir::DTypeEnum to) {
+    return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(to)}});
+}
+
 ir::VarId bool_elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs) {
     return c.emit_as(ir::DType::of(ir::DTypeEnum::Bool), "ElemwiseMultiType", std::move(inputs),
                      {{"mode", std::string(mode)}});

@@ -16,6 +16,8 @@
 namespace mgedump::formats::onnx_import {
 
 ir::VarId elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs);
+// `v` converted to `to` (a TypeCvt).
+ir::VarId type_cvt(Importer& c, ir::VarId v, ir::DTypeEnum to);
 // ElemwiseMultiType EQ / LT / LEQ (two inputs) or ISNAN / ISINF (one): a Bool var.
 ir::VarId bool_elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs);
 // An Int32 constant of `shape` (rank 0: [1]) holding `values` (index tables built at import time).

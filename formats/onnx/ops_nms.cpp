@@ -199,12 +199,11 @@ void non_max_suppression(Importer& c) {
         const ir::VarId winner = c.emit("Argmax", {ranked}, {int_param("axis", 2)});  // [B, C, 1]
         ir::VarId found = elemwise(c, "LT", {zero, reduce_axes(c, ranked, "MAX", {2})});
         if (runtime_limit)
-            found = elemwise(c, "MUL", {found, c.emit("TypeCvt", {int_op(c, "LT", {c.const_i32({r}), *runtime_limit})},
-                                                      {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}})});
+            found = elemwise(c, "MUL", {found, type_cvt(c, int_op(c, "LT", {c.const_i32({r}), *runtime_limit}), ir::DTypeEnum::Float32)});
         winners.push_back(winner);
         valid.push_back(found);
         if (r + 1 == rounds) break;
-        const ir::VarId winner_at = c.emit("TypeCvt", {winner}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+        const ir::VarId winner_at = type_cvt(c, winner, ir::DTypeEnum::Float32);
         const ir::VarId one_hot = elemwise(c, "EQ", {box_positions, winner_at});  // [B, C, N]
         const ir::VarId overlapped = c.emit("BatchedMatrixMul", {one_hot, overlap});
         const ir::VarId survives = elemwise(c, "SUB", {one, elemwise(c, "MAX", {one_hot, overlapped})});

@@ -33,7 +33,6 @@ using E = ir::DTypeEnum;
 // 258·255² = 16,776,450 < 2²⁴ = 16,777,216 < 259·255².
 constexpr int64_t kMaxFloatExactProducts = 258;
 
-ir::VarId cvt(Importer& c, ir::VarId v, E to) { return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(to)}}); }
 
 bool is_q8(int32_t t) { return t == P::UINT8 || t == P::INT8; }
 
@@ -80,7 +79,7 @@ ir::VarId quantize(Importer& c, ir::VarId v, std::optional<ir::VarId> zero_point
     if (zero_point_f32) r = elemwise(c, "ADD", {r, *zero_point_f32});
     const bool u8 = out_type == P::UINT8;
     r = elemwise(c, "CLIP", {r, c.const_f32(u8 ? 0.0f : -128.0f), c.const_f32(u8 ? 255.0f : 127.0f)});
-    return cvt(c, r, u8 ? E::Uint8 : E::Int8);
+    return type_cvt(c, r, u8 ? E::Uint8 : E::Int8);
 }
 
 // The axis of per-axis scales (opset 13: attribute axis, default 1; opset 10, and a
@@ -104,7 +103,7 @@ void quantize_linear(Importer& c) {
     const auto axis = quant_axis(c, x.shape, 1);
     ir::VarId scaled = elemwise(c, "TRUE_DIV", {c.var(0), along_axis(c, 1, "y_scale", x.shape, axis)});
     std::optional<ir::VarId> zp;
-    if (c.has_input(2)) zp = cvt(c, along_axis(c, 2, "y_zero_point", x.shape, axis), E::Float32);
+    if (c.has_input(2)) zp = type_cvt(c, along_axis(c, 2, "y_zero_point", x.shape, axis), E::Float32);
     c.set_output_var(0, quantize(c, scaled, zp, out_type), out_type, x.shape);
 }
 
@@ -126,14 +125,14 @@ void dequantize_linear(Importer& c) {
     require_same_type(c, 0, 2, "x_zero_point");
     const Value& x = c.input(0);
     const auto axis = quant_axis(c, x.shape, 1);
-    ir::VarId d = cvt(c, c.var(0), E::Float32);
+    ir::VarId d = type_cvt(c, c.var(0), E::Float32);
     if (c.has_input(2)) {
         if (x.elem_type == P::INT32) {
             if (!c.input(2).is_const || !all_zero(c.input(2)))
                 c.fail("an INT32 x takes no zero point other than 0 (ONNX's definition); x − zp in Float32 would "
                        "round");
         } else {
-            d = elemwise(c, "SUB", {d, cvt(c, along_axis(c, 2, "x_zero_point", x.shape, axis), E::Float32)});
+            d = elemwise(c, "SUB", {d, type_cvt(c, along_axis(c, 2, "x_zero_point", x.shape, axis), E::Float32)});
         }
     }
     ir::VarId y = elemwise(c, "MUL", {d, along_axis(c, 1, "x_scale", x.shape, axis)});
@@ -164,14 +163,14 @@ void dynamic_quantize_linear(Importer& c) {
     ir::VarId y = quantize(c, elemwise(c, "TRUE_DIV", {c.var(0), scale}), zp_fp, P::UINT8);
     c.set_output_var(0, y, P::UINT8, x.shape);
     if (c.output_count() > 1) c.set_output_var(1, scale, P::FLOAT, {});
-    if (c.output_count() > 2) c.set_output_var(2, cvt(c, zp_fp, E::Uint8), P::UINT8, {});
+    if (c.output_count() > 2) c.set_output_var(2, type_cvt(c, zp_fp, E::Uint8), P::UINT8, {});
 }
 
 // A matrix operand minus its zero point, in `dtype` (Int16 or Float32, exact).
 // `zp_view` lays a per-row / per-column zero point along the right axis.
 ir::VarId centered(Importer& c, size_t value, size_t zero_point, E dtype, const std::optional<Shape>& zp_view,
                    std::string_view what) {
-    ir::VarId v = cvt(c, c.var(value), dtype);
+    ir::VarId v = type_cvt(c, c.var(value), dtype);
     if (!c.has_input(zero_point)) return v;
     const Value& zp = c.input(zero_point);
     ir::VarId z;
@@ -182,7 +181,7 @@ ir::VarId centered(Importer& c, size_t value, size_t zero_point, E dtype, const 
     else
         c.fail(fmt::format("{} (input #{}) of shape [{}] is neither one value nor one per {}", what, zero_point,
                            fmt::join(zp.shape, ","), zp_view ? "row / column" : "tensor"));
-    return elemwise(c, "SUB", {v, cvt(c, z, dtype)});
+    return elemwise(c, "SUB", {v, type_cvt(c, z, dtype)});
 }
 
 struct IntMatMul {
@@ -235,7 +234,7 @@ IntMatMul integer_matmul(Importer& c, size_t a_in, size_t azp_in, size_t b_in, s
     const int64_t batch = product(a.shape, 0, a.shape.size() - 2);
     ir::VarId da = c.reshape(centered(c, a_in, azp_in, E::Float32, row_view, "A's zero point"), {batch, m, k});
     ir::VarId db = c.reshape(centered(c, b_in, bzp_in, E::Float32, col_view, "B's zero point"), {batch, k, n});
-    ir::VarId y = cvt(c, c.emit("BatchedMatrixMul", {da, db}), E::Int32);
+    ir::VarId y = type_cvt(c, c.emit("BatchedMatrixMul", {da, db}), E::Int32);
     return {c.reshape(y, out), out};
 }
 
@@ -261,11 +260,11 @@ ir::VarId scale_view(Importer& c, size_t i, std::string_view what, const Shape& 
 // The Int32 sum as Float32 times (s_a·s_b)/s_y, then saturate(round(·) + y_zp).
 ir::VarId requantize(Importer& c, ir::VarId acc, ir::VarId s_a, ir::VarId s_b, ir::VarId s_y, size_t yzp_in) {
     ir::VarId multiplier = elemwise(c, "TRUE_DIV", {elemwise(c, "MUL", {s_a, s_b}), s_y});
-    ir::VarId v = elemwise(c, "MUL", {cvt(c, acc, E::Float32), multiplier});
+    ir::VarId v = elemwise(c, "MUL", {type_cvt(c, acc, E::Float32), multiplier});
     const int32_t out_type = c.input(yzp_in).elem_type;
     if (!is_q8(out_type))
         c.fail(fmt::format("y_zero_point (input #{}) is {}, must be UINT8 or INT8", yzp_in, onnx_elem_name(out_type)));
-    ir::VarId zp = cvt(c, along_axis(c, yzp_in, "y_zero_point", {1}, std::nullopt), E::Float32);
+    ir::VarId zp = type_cvt(c, along_axis(c, yzp_in, "y_zero_point", {1}, std::nullopt), E::Float32);
     return quantize(c, v, zp, out_type);
 }
 
@@ -311,7 +310,7 @@ ConvResult integer_conv(Importer& c, size_t x_in, size_t xzp_in, size_t w_in, si
     c.override_input(0, Value{P::FLOAT, x.shape, dx});
     c.override_input(1, Value{P::FLOAT, w.shape, dw});
     ConvResult r = conv_mapped(c, /*with_bias=*/false);
-    r.var = cvt(c, r.var, E::Int32);
+    r.var = type_cvt(c, r.var, E::Int32);
     return r;
 }
 

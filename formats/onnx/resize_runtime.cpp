@@ -29,6 +29,7 @@
 #include <array>
 
 #include "formats/onnx/onnx_proto.h"
+#include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
@@ -37,9 +38,7 @@ namespace {
 
 using P = onnx::TensorProto;
 
-ir::VarId to_float(Importer& c, ir::VarId v) {
-    return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
-}
+ir::VarId to_float(Importer& c, ir::VarId v) { return type_cvt(c, v, ir::DTypeEnum::Float32); }
 
 // The source coordinate num/den of every output position (x) of one axis.
 struct Coordinate {
@@ -128,13 +127,7 @@ ir::VarId resample_axis(Importer& c, ir::VarId y, size_t rank, size_t axis, int6
 
 // --- scales known only at run time ------------------------------------------------
 
-ir::VarId float_op(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs) {
-    return c.emit("Elemwise", std::move(inputs), {{"mode", std::string(mode)}});
-}
-
-ir::VarId to_int32(Importer& c, ir::VarId v) {
-    return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(ir::DTypeEnum::Int32)}});
-}
+ir::VarId to_int32(Importer& c, ir::VarId v) { return type_cvt(c, v, ir::DTypeEnum::Int32); }
 
 // The source coordinate (Float32) of every output position x (Float32 [out]) of an
 // axis of `in` elements resized by `scale`, `length` = in · scale not rounded (which
@@ -145,23 +138,23 @@ ir::VarId to_int32(Importer& c, ir::VarId v) {
 ir::VarId scaled_coordinate(Importer& c, ResizeCoord coord, int64_t in, ir::VarId scale, ir::VarId length,
                             ir::VarId x) {
     const ir::VarId half = c.const_f32(0.5f), one = c.const_f32(1.0f);
-    auto centre = [&] { return float_op(c, "TRUE_DIV", {float_op(c, "ADD", {x, half}), scale}); };  // (x + ½)/scale
+    auto centre = [&] { return elemwise(c, "TRUE_DIV", {elemwise(c, "ADD", {x, half}), scale}); };  // (x + ½)/scale
     switch (coord) {
         case ResizeCoord::HalfPixel:
-            return float_op(c, "SUB", {centre(), half});
+            return elemwise(c, "SUB", {centre(), half});
         case ResizeCoord::PytorchHalfPixel: {
-            const ir::VarId longer = float_op(c, "LT", {one, length});  // length > 1
-            return float_op(c, "SUB", {float_op(c, "MUL", {longer, centre()}), half});
+            const ir::VarId longer = elemwise(c, "LT", {one, length});  // length > 1
+            return elemwise(c, "SUB", {elemwise(c, "MUL", {longer, centre()}), half});
         }
         case ResizeCoord::AlignCorners: {
             // x · (in − 1) / (length − 1), or 0 when length is 1: then the one
             // position x = 0 is divided by 1.
-            const ir::VarId last = float_op(c, "ADD", {float_op(c, "SUB", {length, one}), float_op(c, "EQ", {length, one})});
-            return float_op(c, "TRUE_DIV",
-                            {float_op(c, "MUL", {x, c.const_f32(static_cast<float>(in - 1))}), last});
+            const ir::VarId last = elemwise(c, "ADD", {elemwise(c, "SUB", {length, one}), elemwise(c, "EQ", {length, one})});
+            return elemwise(c, "TRUE_DIV",
+                            {elemwise(c, "MUL", {x, c.const_f32(static_cast<float>(in - 1))}), last});
         }
         case ResizeCoord::Asymmetric:
-            return float_op(c, "TRUE_DIV", {x, scale});
+            return elemwise(c, "TRUE_DIV", {x, scale});
         case ResizeCoord::TfHalfPixelForNn:
             return centre();
         case ResizeCoord::TfCropAndResize:  // refused before this mapping: its roi sizes the output
@@ -176,41 +169,41 @@ ir::VarId scaled_coordinate(Importer& c, ResizeCoord coord, int64_t in, ir::VarI
 std::array<ir::VarId, 4> cubic_weights(Importer& c, ir::VarId t, double a) {
     const auto k = [&](double v) { return c.const_f32(static_cast<float>(v)); };
     auto outer = [&](ir::VarId u) {
-        ir::VarId w = float_op(c, "SUB", {float_op(c, "MUL", {u, k(a)}), k(5 * a)});
-        w = float_op(c, "ADD", {float_op(c, "MUL", {w, u}), k(8 * a)});
-        return float_op(c, "SUB", {float_op(c, "MUL", {w, u}), k(4 * a)});
+        ir::VarId w = elemwise(c, "SUB", {elemwise(c, "MUL", {u, k(a)}), k(5 * a)});
+        w = elemwise(c, "ADD", {elemwise(c, "MUL", {w, u}), k(8 * a)});
+        return elemwise(c, "SUB", {elemwise(c, "MUL", {w, u}), k(4 * a)});
     };
     auto inner = [&](ir::VarId d) {
-        const ir::VarId w = float_op(c, "SUB", {float_op(c, "MUL", {d, k(a + 2)}), k(a + 3)});
-        return float_op(c, "ADD", {float_op(c, "MUL", {float_op(c, "MUL", {w, d}), d}), k(1)});
+        const ir::VarId w = elemwise(c, "SUB", {elemwise(c, "MUL", {d, k(a + 2)}), k(a + 3)});
+        return elemwise(c, "ADD", {elemwise(c, "MUL", {elemwise(c, "MUL", {w, d}), d}), k(1)});
     };
-    const ir::VarId one = k(1), rest = float_op(c, "SUB", {one, t});  // 1 − t
-    return {outer(float_op(c, "ADD", {t, one})), inner(t), inner(rest), outer(float_op(c, "ADD", {rest, one}))};
+    const ir::VarId one = k(1), rest = elemwise(c, "SUB", {one, t});  // 1 − t
+    return {outer(elemwise(c, "ADD", {t, one})), inner(t), inner(rest), outer(elemwise(c, "ADD", {rest, one}))};
 }
 
 ir::VarId resample_scaled_axis(Importer& c, ir::VarId y, size_t rank, size_t axis, int64_t in, ir::VarId scale,
                                ResizeMode mode, ResizeCoord coord, ResizeRounding rounding, double cubic_a,
                                bool exclude_outside) {
     // ⌊in · scale⌋, the product in float as ONNX Runtime takes it.
-    const ir::VarId length = float_op(c, "MUL", {c.const_f32(static_cast<float>(in)), scale});
-    const ir::VarId out = to_int32(c, float_op(c, "FLOOR", {length}));
+    const ir::VarId length = elemwise(c, "MUL", {c.const_f32(static_cast<float>(in)), scale});
+    const ir::VarId out = to_int32(c, elemwise(c, "FLOOR", {length}));
     const ir::VarId s = scaled_coordinate(c, coord, in, scale, length, to_float(c, iota(c, out)));
-    const ir::VarId lo = float_op(c, "FLOOR", {s});
-    const ir::VarId frac = float_op(c, "SUB", {s, lo});
+    const ir::VarId lo = elemwise(c, "FLOOR", {s});
+    const ir::VarId frac = elemwise(c, "SUB", {s, lo});
     const ir::VarId half = c.const_f32(0.5f);
     if (mode == ResizeMode::Nearest) {
         ir::VarId pick = lo;
         switch (rounding) {
             case ResizeRounding::RoundPreferFloor:  // up when the fraction is above ½
-                pick = float_op(c, "ADD", {lo, float_op(c, "LT", {half, frac})});
+                pick = elemwise(c, "ADD", {lo, elemwise(c, "LT", {half, frac})});
                 break;
             case ResizeRounding::RoundPreferCeil:  // up when it is ½ or more
-                pick = float_op(c, "ADD", {lo, float_op(c, "LEQ", {half, frac})});
+                pick = elemwise(c, "ADD", {lo, elemwise(c, "LEQ", {half, frac})});
                 break;
             case ResizeRounding::Floor:
                 break;
             case ResizeRounding::Ceil:
-                pick = float_op(c, "CEIL", {s});
+                pick = elemwise(c, "CEIL", {s});
                 break;
         }
         return gather(c, y, axis, clamp_index(c, to_int32(c, pick), in));
@@ -219,9 +212,9 @@ ir::VarId resample_scaled_axis(Importer& c, ir::VarId y, size_t rank, size_t axi
     if (mode == ResizeMode::Linear) {
         const ir::VarId a = gather(c, y, axis, clamp_index(c, first, in));
         const ir::VarId b = gather(c, y, axis, clamp_index(c, int_op(c, "ADD", {first, c.const_i32({1})}), in));
-        const ir::VarId w0 = float_op(c, "SUB", {c.const_f32(1.0f), frac});
-        const ir::VarId part = float_op(c, "MUL", {a, along(c, w0, out, rank, axis)});
-        return float_op(c, "FUSE_MUL_ADD3", {b, along(c, frac, out, rank, axis), part});
+        const ir::VarId w0 = elemwise(c, "SUB", {c.const_f32(1.0f), frac});
+        const ir::VarId part = elemwise(c, "MUL", {a, along(c, w0, out, rank, axis)});
+        return elemwise(c, "FUSE_MUL_ADD3", {b, along(c, frac, out, rank, axis), part});
     }
     std::array<ir::VarId, 4> w = cubic_weights(c, frac, cubic_a);
     std::array<ir::VarId, 4> taps;
@@ -231,14 +224,14 @@ ir::VarId resample_scaled_axis(Importer& c, ir::VarId y, size_t rank, size_t axi
         for (size_t k = 0; k < 4; ++k) {
             const ir::VarId inside = int_op(c, "MUL", {int_op(c, "LEQ", {c.const_i32({0}), taps[k]}),
                                                        int_op(c, "LT", {taps[k], c.const_i32({in})})});
-            w[k] = float_op(c, "MUL", {w[k], to_float(c, inside)});
+            w[k] = elemwise(c, "MUL", {w[k], to_float(c, inside)});
         }
-        const ir::VarId sum = float_op(c, "ADD", {float_op(c, "ADD", {w[0], w[1]}), float_op(c, "ADD", {w[2], w[3]})});
-        for (ir::VarId& wk : w) wk = float_op(c, "TRUE_DIV", {wk, sum});
+        const ir::VarId sum = elemwise(c, "ADD", {elemwise(c, "ADD", {w[0], w[1]}), elemwise(c, "ADD", {w[2], w[3]})});
+        for (ir::VarId& wk : w) wk = elemwise(c, "TRUE_DIV", {wk, sum});
     }
-    ir::VarId result = float_op(c, "MUL", {gather(c, y, axis, clamp_index(c, taps[0], in)), along(c, w[0], out, rank, axis)});
+    ir::VarId result = elemwise(c, "MUL", {gather(c, y, axis, clamp_index(c, taps[0], in)), along(c, w[0], out, rank, axis)});
     for (size_t k = 1; k < 4; ++k)
-        result = float_op(c, "FUSE_MUL_ADD3",
+        result = elemwise(c, "FUSE_MUL_ADD3",
                           {gather(c, y, axis, clamp_index(c, taps[k], in)), along(c, w[k], out, rank, axis), result});
     return result;
 }
