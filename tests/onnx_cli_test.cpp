@@ -48,13 +48,13 @@ TEST_F(OnnxCli, DumpConvertsAnOnnxModelAndKeepsParamNamesWhenAsked) {
 TEST_F(OnnxCli, UnsupportedOperatorFailsWithTheNodeAndLeavesNoOutput) {
     OnnxModel m;
     m.input("x", {4}).output("y");
-    m.node("Unique", {"x"}, {"y"}, "act");
+    m.node("StringNormalizer", {"x"}, {"y"}, "act");
     fs::path model = m.write(dir / "bad.onnx");
     fs::path out = dir / "bad.mge";
     CliRun r = run_cli("dump " + model.string() + " -o " + out.string());
     EXPECT_NE(r.status, 0);
     EXPECT_NE(r.out.find("1 operator type cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported ones): "
-                         "Unique (1 node, first 'act')"),
+                         "StringNormalizer (1 node, first 'act')"),
               std::string::npos)
         << r.out;
     EXPECT_FALSE(fs::exists(out));

@@ -166,10 +166,10 @@ TEST(OnnxModelImport, MalformedProtobufIsAFormatErrorNamingTheFile) {
 TEST(OnnxModelImport, UnsupportedOperatorNamesFileNodeAndOpType) {
     OnnxModel m;
     m.input("x", {4}).output("y");
-    m.node("Unique", {"x"}, {"y"}, "act3");
+    m.node("StringNormalizer", {"x"}, {"y"}, "act3");
     EXPECT_EQ(import_error(m),
               "test.onnx: 1 operator type cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported ones): "
-              "Unique (1 node, first 'act3')");
+              "StringNormalizer (1 node, first 'act3')");
 }
 
 // One error for the whole model: every unsupported op type once, in order of first
@@ -177,15 +177,15 @@ TEST(OnnxModelImport, UnsupportedOperatorNamesFileNodeAndOpType) {
 TEST(OnnxModelImport, EveryUnsupportedOperatorIsListedInOneError) {
     OnnxModel m;
     m.input("x", {4}).output("y");
-    m.node("Unique", {"x"}, {"u1"}, "first_unique");
+    m.node("StringNormalizer", {"x"}, {"u1"}, "first_normalizer");
     m.node("Relu", {"u1"}, {"r"});
     m.node("Bernoulli", {"r"}, {"d"});
-    m.node("Unique", {"d"}, {"u2"});
-    m.node("Unique", {"u2"}, {"y"});
+    m.node("StringNormalizer", {"d"}, {"u2"});
+    m.node("StringNormalizer", {"u2"}, {"y"});
     m.node("Relu", {"x"}, {"z"}).set_domain("com.microsoft");
     EXPECT_EQ(import_error(m),
               "test.onnx: 3 operator types cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported "
-              "ones): Unique (3 nodes, first 'first_unique'); Bernoulli (1 node, first 'Bernoulli_3'); "
+              "ones): StringNormalizer (3 nodes, first 'first_normalizer'); Bernoulli (1 node, first 'Bernoulli_3'); "
               "com.microsoft:Relu (1 node, first 'Relu_6': domain 'com.microsoft')");
 }
 
@@ -194,11 +194,11 @@ TEST(OnnxModelImport, EveryUnsupportedOperatorIsListedInOneError) {
 TEST(OnnxModelImport, AnUnnamedUnsupportedNodeIsNamedByWhatItMakes) {
     OnnxModel m;
     m.input("x", {4}).output("y");
-    m.node("Unique", {"x"}, {"y"}).clear_name();
+    m.node("StringNormalizer", {"x"}, {"y"}).clear_name();
     m.node("Bernoulli", {"x"}, {}).clear_name();
     EXPECT_EQ(import_error(m),
               "test.onnx: 2 operator types cannot be converted (formats/onnx/ONNX_IMPORT.md lists the supported "
-              "ones): Unique (1 node, first unnamed node making 'y'); Bernoulli (1 node, first unnamed node #1)");
+              "ones): StringNormalizer (1 node, first unnamed node making 'y'); Bernoulli (1 node, first unnamed node #1)");
 }
 
 // ONNX graphs are in SSA form: a second definition of a name is refused, not

@@ -30,7 +30,7 @@ const std::unordered_map<std::string_view, Handler>& handler_index() {
                            tensor_handlers(), gather_handlers(), loss_handlers(),
                            recurrent_handlers(), einsum_handlers(), quantize_handlers(),
                            window_handlers(), spectral_handlers(), control_handlers(), loop_handlers(),
-                           grid_sample_handlers(), roi_align_handlers(), nms_handlers(), tfidf_handlers(), training_handlers()})
+                           grid_sample_handlers(), roi_align_handlers(), nms_handlers(), unique_handlers(), tfidf_handlers(), training_handlers()})
             for (const OpHandler& h : table) m.emplace(h.op_type, h.convert);
         return m;
     }();

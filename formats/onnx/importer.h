@@ -234,6 +234,7 @@ std::span<const OpHandler> loop_handlers();
 std::span<const OpHandler> grid_sample_handlers();
 std::span<const OpHandler> roi_align_handlers();
 std::span<const OpHandler> nms_handlers();
+std::span<const OpHandler> unique_handlers();
 std::span<const OpHandler> tfidf_handlers();
 // Operators of other domains are keyed "DOMAIN:OpType" (op_key).
 std::span<const OpHandler> training_handlers();

@@ -66,7 +66,7 @@ const std::map<std::string, std::string> kKnownMismatches = {
 // A regression floor, measured on Debian's libonnx-testdata 1.12.0 (dpkg -l
 // libonnx-testdata): the importer converted this many of its models when the floor was
 // set. Converting fewer is a regression; raise it when the importer converts more.
-constexpr size_t kConvertedFloor = 982;
+constexpr size_t kConvertedFloor = 987;
 
 // Digits replaced by '#', so that one reason with different values is one class.
 std::string without_numbers(std::string_view s) {
