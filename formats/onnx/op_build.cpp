@@ -64,6 +64,27 @@ ir::VarId pick_along(Importer& c, ir::VarId x, int64_t axis, int64_t k) {
     return c.emit("Subtensor", {x, c.const_i32({k})}, {{"items", std::vector{pick}}});
 }
 
+ir::VarId float32_tensor(Importer& c, const std::vector<float>& values, const Shape& shape) {
+    std::vector<std::byte> bytes(values.size() * sizeof(float));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return c.const_var(ir::DTypeEnum::Float32, shape.empty() ? Shape{1} : shape, std::move(bytes));
+}
+
+ir::VarId earlier_mask(Importer& c, int64_t n, size_t leading) {
+    std::vector<float> mask(static_cast<size_t>(n * n), 0.0f);
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < i; ++j) mask[static_cast<size_t>(i * n + j)] = 1.0f;
+    Shape shape(leading, 1);
+    shape.push_back(n);
+    shape.push_back(n);
+    return float32_tensor(c, mask, shape);
+}
+
+ir::VarId with_unit_axis(Importer& c, ir::VarId v, int32_t axis) {
+    const std::vector<ir::AxisDesc> add{{ir::AxisDescMethod::ADD_1, axis}};
+    return c.emit("AxisAddRemove", {v}, {{"desc", add}});
+}
+
 std::pair<int64_t, int64_t> integer_range(ir::DTypeEnum t) {
     switch (t) {
         case ir::DTypeEnum::Int8: return {std::numeric_limits<int8_t>::min(), std::numeric_limits<int8_t>::max()};

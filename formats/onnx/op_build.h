@@ -22,6 +22,13 @@ ir::VarId type_cvt(Importer& c, ir::VarId v, ir::DTypeEnum to);
 ir::VarId bool_elemwise(Importer& c, std::string_view mode, std::vector<ir::VarId> inputs);
 // An Int32 constant of `shape` (rank 0: [1]) holding `values` (index tables built at import time).
 ir::VarId int32_tensor(Importer& c, const std::vector<int64_t>& values, const Shape& shape);
+// The same in Float32 (masks and position tables built at import time).
+ir::VarId float32_tensor(Importer& c, const std::vector<float>& values, const Shape& shape);
+// A Float32 [1, …, 1, n, n] (`leading` unit axes first) with 1 at [i, j] where
+// j < i: which entries come before which, for comparisons of n things pairwise.
+ir::VarId earlier_mask(Importer& c, int64_t n, size_t leading);
+// `v` with a new unit axis at `axis` (AxisAddRemove ADD_1).
+ir::VarId with_unit_axis(Importer& c, ir::VarId v, int32_t axis);
 // A shape-(1) constant holding `value` in the MegEngine dtype of `elem_type`
 // (Float16 / BFloat16: a Float32 constant and a TypeCvt).
 ir::VarId scalar_as(Importer& c, double value, int32_t elem_type);

@@ -33,7 +33,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cstring>
+#include <optional>
 
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
@@ -48,21 +48,9 @@ using P = onnx::TensorProto;
 // round at run time.
 constexpr int64_t kMaxBoxes = 256;
 
-ir::VarId with_unit_axis(Importer& c, ir::VarId v, int32_t axis) {
-    const std::vector<ir::AxisDesc> add{{ir::AxisDescMethod::ADD_1, axis}};
-    return c.emit("AxisAddRemove", {v}, {{"desc", add}});
-}
-
 ir::VarId concat(Importer& c, const std::vector<ir::VarId>& parts, int64_t axis) {
     // MegEngine's Concat::make returns a lone input itself: no Concat of one.
     return parts.size() == 1 ? parts[0] : c.emit("Concat", parts, {int_param("axis", axis)});
-}
-
-// A Float32 constant of `shape` holding `values`.
-ir::VarId float_tensor(Importer& c, const std::vector<float>& values, const Shape& shape) {
-    std::vector<std::byte> bytes(values.size() * sizeof(float));
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    return c.const_var(ir::DTypeEnum::Float32, shape, std::move(bytes));
 }
 
 // The corners of every box, [B, N] each, from ONNX's two box layouts.
@@ -115,11 +103,7 @@ ir::VarId overlap_matrix(Importer& c, ir::VarId boxes, bool center_point_box, ir
 // reference's order as distinct whole numbers, the first to take the largest.
 ir::VarId priority_of(Importer& c, ir::VarId scores, int64_t b, int64_t classes, int64_t n) {
     const ir::VarId s_i = with_unit_axis(c, scores, 3), s_j = with_unit_axis(c, scores, 2);
-    std::vector<float> earlier(static_cast<size_t>(n * n), 0.0f);  // [i, j]: j < i
-    for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < i; ++j) earlier[static_cast<size_t>(i * n + j)] = 1.0f;
-    const ir::VarId tie_before = elemwise(
-        c, "MUL", {elemwise(c, "EQ", {s_i, s_j}), float_tensor(c, earlier, {1, 1, n, n})});
+    const ir::VarId tie_before = elemwise(c, "MUL", {elemwise(c, "EQ", {s_i, s_j}), earlier_mask(c, n, 2)});
     const ir::VarId before = elemwise(c, "ADD", {elemwise(c, "LT", {s_i, s_j}), tie_before});
     const ir::VarId count = c.reshape(reduce_axes(c, before, "SUM", {3}), {b, classes, n});
     return elemwise(c, "SUB", {c.const_f32(static_cast<float>(n)), count});
@@ -191,7 +175,7 @@ void non_max_suppression(Importer& c) {
 
     std::vector<float> positions(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) positions[static_cast<size_t>(i)] = static_cast<float>(i);
-    const ir::VarId box_positions = float_tensor(c, positions, {1, 1, n});
+    const ir::VarId box_positions = float32_tensor(c, positions, {1, 1, n});
     const ir::VarId zero = c.const_f32(0.0f), one = c.const_f32(1.0f);
     std::vector<ir::VarId> winners, valid;
     for (int64_t r = 0; r < rounds; ++r) {

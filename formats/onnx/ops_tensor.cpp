@@ -232,8 +232,7 @@ void runtime_non_zero(Importer& c) {
         ir::VarId coord = position;
         if (strides[a] != 1) coord = int_op(c, "FLOOR_DIV", {coord, c.const_i32({strides[a]})});
         if (a != 0) coord = int_op(c, "MOD", {coord, c.const_i32({shape[a]})});
-        const std::vector<ir::AxisDesc> leading{{ir::AxisDescMethod::ADD_1, 0}};
-        rows.push_back(c.emit("AxisAddRemove", {coord}, {{"desc", leading}}));
+        rows.push_back(with_unit_axis(c, coord, 0));
     }
     const ir::VarId y = rows.size() == 1 ? rows[0] : c.emit("Concat", rows, {int_param("axis", 0)});
     set_runtime_output(c, 0, y, P::INT64, 2);

@@ -22,8 +22,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cstring>
-#include <numeric>
+#include <vector>
 
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
@@ -37,25 +36,6 @@ using P = onnx::TensorProto;
 
 // The pairwise tensors are N·N·M elements.
 constexpr int64_t kMaxPairElements = int64_t{1} << 24;
-
-ir::VarId with_unit_axis(Importer& c, ir::VarId v, int32_t axis) {
-    const std::vector<ir::AxisDesc> add{{ir::AxisDescMethod::ADD_1, axis}};
-    return c.emit("AxisAddRemove", {v}, {{"desc", add}});
-}
-
-ir::VarId float_tensor(Importer& c, const std::vector<float>& values, const Shape& shape) {
-    std::vector<std::byte> bytes(values.size() * sizeof(float));
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    return c.const_var(ir::DTypeEnum::Float32, shape, std::move(bytes));
-}
-
-// [n, n] with 1 where j < i.
-ir::VarId earlier_mask(Importer& c, int64_t n) {
-    std::vector<float> mask(static_cast<size_t>(n * n), 0.0f);
-    for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < i; ++j) mask[static_cast<size_t>(i * n + j)] = 1.0f;
-    return float_tensor(c, mask, {n, n});
-}
 
 ir::VarId sum_over(Importer& c, ir::VarId v, int64_t axis, const Shape& kept) {
     return c.reshape(reduce_axes(c, v, "SUM", {axis}), kept);
@@ -120,7 +100,7 @@ void unique(Importer& c) {
     }
     const ir::VarId before = c.reshape(reduce_axes(c, less, "MAX", {2}), {n, n});
 
-    const ir::VarId earlier = earlier_mask(c, n);
+    const ir::VarId earlier = earlier_mask(c, n, 0);
     // first[i] = 1 − max_j same[i, j]·[j < i]
     const ir::VarId first = elemwise(
         c, "SUB", {one, c.reshape(reduce_axes(c, elemwise(c, "MUL", {same, earlier}), "MAX", {1}), {n})});
