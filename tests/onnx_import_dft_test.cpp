@@ -125,6 +125,10 @@ TEST(OnnxDft, RefusesWhatItCannotWrite) {
               "test.onnx: node 'dft' (DFT): the input must be [batch, signal dims..., 1 or 2] (real or "
               "complex), has "
               "shape [4,3]");
+    // An empty signal axis (the fuzzer found its division by the bin count:
+    // tests/fuzz/regressions/fuzz_onnx/dft-of-an-empty-signal).
+    EXPECT_EQ(import_error(dft_model({1, 0, 1}, 0, 0, std::nullopt)),
+              "test.onnx: node 'dft' (DFT): the input [1,0,1] has no elements: MegEngine holds no empty tensor");
 }
 
 }  // namespace

@@ -73,6 +73,11 @@ void dft(Importer& c) {
         c.fail(
             fmt::format("the input must be [batch, signal dims..., 1 or 2] (real or complex), has shape [{}]",
                         fmt::join(x.shape, ",")));
+    // An empty signal axis would make a transform of no bins (and a division by
+    // them in the size check): the fuzzer's regressions/fuzz_onnx/dft-of-an-empty-signal.
+    if (element_count(x.shape) == 0)
+        c.fail(fmt::format("the input [{}] has no elements: MegEngine holds no empty tensor",
+                           fmt::join(x.shape, ",")));
     int64_t axis = c.attr_int("axis", 1);
     if (axis < 0) axis += rank;
     if (axis < 1 || axis > rank - 2)
