@@ -139,11 +139,16 @@ TEST(OnnxNms, RefusesWhatItCannotSelectWithTheFieldAtFault) {
              int64_t{2});
     expect_refused(center, "center_point_box 2 is not 0");
 
-    OnnxModel mismatch(11);
-    mismatch.input("boxes", {1, 6, 4}).input("scores", {1, 1, 5}).output("selected", OnnxType::INT64);
-    mismatch.initializer_i64("limit", {1}, {3});
-    mismatch.node("NonMaxSuppression", {"boxes", "scores", "limit"}, {"selected"}, "nms");
-    expect_refused(mismatch, "scores has shape [1,1,5]; with boxes [1,6,4] it must be [1, classes, 6]");
+    // boxes and scores of the given shapes, limit 3.
+    auto shaped = [](std::vector<int64_t> boxes, std::vector<int64_t> scores) {
+        OnnxModel m(11);
+        m.input("boxes", std::move(boxes)).input("scores", std::move(scores)).output("selected", OnnxType::INT64);
+        m.initializer_i64("limit", {1}, {3});
+        m.node("NonMaxSuppression", {"boxes", "scores", "limit"}, {"selected"}, "nms");
+        return m;
+    };
+    expect_refused(shaped({1, 6, 4}, {1, 1, 5}),
+                   "scores has shape [1,1,5]; with boxes [1,6,4] it must be [1, classes, 6]");
 
     OnnxModel no_limit(11);
     no_limit.input("boxes", {1, 6, 4}).input("scores", {1, 1, 6}).output("selected", OnnxType::INT64);
@@ -152,11 +157,8 @@ TEST(OnnxNms, RefusesWhatItCannotSelectWithTheFieldAtFault) {
 
     expect_refused(nms_model(1, {.limit = 0}), "max_output_boxes_per_class is 0: ONNX then selects no box");
 
-    OnnxModel many(11);
-    many.input("boxes", {1, 257, 4}).input("scores", {1, 1, 257}).output("selected", OnnxType::INT64);
-    many.initializer_i64("limit", {1}, {3});
-    many.node("NonMaxSuppression", {"boxes", "scores", "limit"}, {"selected"}, "nms");
-    expect_refused(many, "257 boxes: the selection is unrolled one round per box, up to 256 boxes");
+    expect_refused(shaped({1, 257, 4}, {1, 1, 257}),
+                   "257 boxes: the selection is unrolled one round per box, up to 256 boxes");
 
     OnnxModel two_thresholds(11);
     two_thresholds.input("boxes", {1, 6, 4}).input("scores", {1, 1, 6}).input("iou", {2});

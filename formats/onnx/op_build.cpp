@@ -85,6 +85,10 @@ ir::VarId with_unit_axis(Importer& c, ir::VarId v, int32_t axis) {
     return c.emit("AxisAddRemove", {v}, {{"desc", add}});
 }
 
+ir::VarId concat(Importer& c, const std::vector<ir::VarId>& parts, int64_t axis) {
+    return parts.size() == 1 ? parts[0] : c.emit("Concat", parts, {int_param("axis", axis)});
+}
+
 std::pair<int64_t, int64_t> integer_range(ir::DTypeEnum t) {
     switch (t) {
         case ir::DTypeEnum::Int8: return {std::numeric_limits<int8_t>::min(), std::numeric_limits<int8_t>::max()};

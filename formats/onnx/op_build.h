@@ -29,6 +29,9 @@ ir::VarId float32_tensor(Importer& c, const std::vector<float>& values, const Sh
 ir::VarId earlier_mask(Importer& c, int64_t n, size_t leading);
 // `v` with a new unit axis at `axis` (AxisAddRemove ADD_1).
 ir::VarId with_unit_axis(Importer& c, ir::VarId v, int32_t axis);
+// `parts` concatenated along `axis`; a lone part is itself, as MegEngine's
+// Concat::make returns it (a Concat of one would not load).
+ir::VarId concat(Importer& c, const std::vector<ir::VarId>& parts, int64_t axis);
 // A shape-(1) constant holding `value` in the MegEngine dtype of `elem_type`
 // (Float16 / BFloat16: a Float32 constant and a TypeCvt).
 ir::VarId scalar_as(Importer& c, double value, int32_t elem_type);

@@ -74,7 +74,7 @@ Value stack(Importer& c, std::vector<Value> parts, int64_t axis, const std::stri
     std::vector<ir::VarId> vars;
     for (Value& p : parts) vars.push_back(c.reshape(var_of(c, p, name), one));
     out.shape.insert(out.shape.begin() + axis, static_cast<int64_t>(parts.size()));
-    out.var = vars.size() == 1 ? vars[0] : c.emit("Concat", vars, {int_param("axis", axis)});
+    out.var = concat(c, vars, axis);
     return out;
 }
 

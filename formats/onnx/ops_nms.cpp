@@ -48,11 +48,6 @@ using P = onnx::TensorProto;
 // round at run time.
 constexpr int64_t kMaxBoxes = 256;
 
-ir::VarId concat(Importer& c, const std::vector<ir::VarId>& parts, int64_t axis) {
-    // MegEngine's Concat::make returns a lone input itself: no Concat of one.
-    return parts.size() == 1 ? parts[0] : c.emit("Concat", parts, {int_param("axis", axis)});
-}
-
 // The corners of every box, [B, N] each, from ONNX's two box layouts.
 struct Corners {
     ir::VarId x_min, x_max, y_min, y_max;

@@ -234,7 +234,7 @@ void runtime_non_zero(Importer& c) {
         if (a != 0) coord = int_op(c, "MOD", {coord, c.const_i32({shape[a]})});
         rows.push_back(with_unit_axis(c, coord, 0));
     }
-    const ir::VarId y = rows.size() == 1 ? rows[0] : c.emit("Concat", rows, {int_param("axis", 0)});
+    const ir::VarId y = concat(c, rows, 0);
     set_runtime_output(c, 0, y, P::INT64, 2);
 }
 

@@ -151,7 +151,7 @@ void tfidf_vectorizer(Importer& c) {
         // No n-gram fits a row: every count is 0.
         y = broadcast_to(c, c.const_f32(0), {1}, {rows, width});
     } else {
-        ir::VarId counts = parts.size() == 1 ? parts[0] : c.emit("Concat", parts, {int_param("axis", 1)});
+        ir::VarId counts = concat(c, parts, 1);
         std::vector<float> route(part_ids.size() * static_cast<size_t>(width), 0.f);
         for (size_t j = 0; j < part_ids.size(); ++j)
             route[j * static_cast<size_t>(width) + static_cast<size_t>(out_index[static_cast<size_t>(part_ids[j])])] = 1;

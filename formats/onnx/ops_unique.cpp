@@ -129,7 +129,7 @@ void unique(Importer& c) {
             // [k, slice dims], then the axis back in place.
             std::vector<ir::VarId> dims{element(c, c.emit("GetVarShape", {y}), 0)};
             if (!row_shape.empty()) dims.push_back(c.const_i32(row_shape));
-            y = c.emit("Reshape", {y, dims.size() == 1 ? dims[0] : c.emit("Concat", dims, {int_param("axis", 0)})});
+            y = c.emit("Reshape", {y, concat(c, dims, 0)});
             if (axis != 0) {
                 std::vector<int32_t> back_pattern(to_front.size());
                 for (size_t k = 0; k < to_front.size(); ++k) back_pattern[static_cast<size_t>(to_front[k])] = static_cast<int32_t>(k);

@@ -88,7 +88,7 @@ ir::VarId along(Importer& c, ir::VarId w, ir::VarId out, size_t rank, size_t axi
     if (axis > 0) parts.push_back(c.const_i32(std::vector<int64_t>(axis, 1)));
     parts.push_back(out);
     if (axis + 1 < rank) parts.push_back(c.const_i32(std::vector<int64_t>(rank - axis - 1, 1)));
-    const ir::VarId target = parts.size() == 1 ? parts[0] : c.emit("Concat", parts, {int_param("axis", 0)});
+    const ir::VarId target = concat(c, parts, 0);
     return c.emit("Reshape", {w, target});
 }
 
