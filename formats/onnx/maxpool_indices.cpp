@@ -93,7 +93,7 @@ void max_pool_with_indices(Importer& c) {
             index = at;
         } else {
             const ir::VarId lt = c.emit("Elemwise", {*best, v}, {{"mode", "LT"}});
-            const ir::VarId take = c.emit("TypeCvt", {lt}, {{"dtype", ir::DType::of(ir::DTypeEnum::Int32)}});
+            const ir::VarId take = type_cvt(c, lt, ir::DTypeEnum::Int32);
             const ir::VarId step = c.emit("Elemwise", {at, *index}, {{"mode", "SUB"}});
             index = c.emit("Elemwise", {take, step, *index}, {{"mode", "FUSE_MUL_ADD3"}});
             best = c.emit("Elemwise", {*best, v}, {{"mode", "MAX"}});

@@ -103,7 +103,7 @@ ir::VarId scalar_as(Importer& c, double value, int32_t elem_type) {
     const ir::DTypeEnum dtype = onnx_var_dtype(elem_type, c);
     if (dtype == ir::DTypeEnum::Float32) return c.const_f32(static_cast<float>(value));
     if (dtype == ir::DTypeEnum::Float16 || dtype == ir::DTypeEnum::BFloat16)
-        return c.emit("TypeCvt", {c.const_f32(static_cast<float>(value))}, {{"dtype", ir::DType::of(dtype)}});
+        return type_cvt(c, c.const_f32(static_cast<float>(value)), dtype);
     if (dtype == ir::DTypeEnum::Bool) c.fail("a Bool operand has no numeric constant");
     // Checked before any cast: casting a NaN or a value past int64 is undefined
     // (fuzz_onnx found Shrink's lambd NaN on Int8), and a value past the operand's
@@ -117,7 +117,7 @@ ir::VarId scalar_as(Importer& c, double value, int32_t elem_type) {
                            onnx_elem_name(elem_type), ir::dtype_name(dtype), lowest, highest));
     ir::VarId v = c.const_i32({static_cast<int64_t>(value)});
     if (dtype == ir::DTypeEnum::Int32) return v;
-    return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(dtype)}});
+    return type_cvt(c, v, dtype);
 }
 
 // MegEngine's ROUND (roundf) and ONNX's round half to even differ only at ties,

@@ -163,14 +163,14 @@ void power(Importer& c) {
         }
         y = *acc;
     } else {
-        const ir::DType f32 = ir::DType::of(ir::DTypeEnum::Float32);
-        ir::VarId x = c.emit("TypeCvt", {c.var(0)}, {{"dtype", f32}});
+        constexpr ir::DTypeEnum f32 = ir::DTypeEnum::Float32;
+        ir::VarId x = type_cvt(c, c.var(0), f32);
         ir::VarId e = c.var(1);
-        if (!is_float_type(b.elem_type)) e = c.emit("TypeCvt", {e}, {{"dtype", f32}});
+        if (!is_float_type(b.elem_type)) e = type_cvt(c, e, f32);
         y = elemwise(c, "POW", {x, e});
     }
     if (c.graph().vars.dtype[y.value].type != dtype)
-        y = c.emit("TypeCvt", {y}, {{"dtype", ir::DType::of(dtype)}});
+        y = type_cvt(c, y, dtype);
     c.set_output_var(0, y, elem, *shape);
 }
 
@@ -327,7 +327,7 @@ void cast_to(Importer& c, int32_t to) {
             v.var = c.var(0);
             return c.set_output(0, v);
         }
-        ir::VarId y = c.emit("TypeCvt", {c.var(0)}, {{"dtype", ir::DType::of(dtype)}});
+        ir::VarId y = type_cvt(c, c.var(0), dtype);
         return set_runtime_output(c, 0, y, to, rx.shape.size());
     }
     const Value& x = c.input(0);
@@ -359,7 +359,7 @@ void cast_to(Importer& c, int32_t to) {
         v.var = c.var(0);
         return c.set_output(0, v);
     }
-    c.set_output_var(0, c.emit("TypeCvt", {c.var(0)}, {{"dtype", ir::DType::of(dtype)}}), to, x.shape);
+    c.set_output_var(0, type_cvt(c, c.var(0), dtype), to, x.shape);
 }
 
 void cast(Importer& c) {

@@ -53,7 +53,7 @@ struct Sampler {
     }
     ir::VarId index(ir::VarId v, int64_t size) const {
         ir::VarId clipped = elemwise(c, "CLIP", {v, f32(0), f32(static_cast<double>(size - 1))});
-        return c.emit("TypeCvt", {clipped}, {{"dtype", ir::DType::of(ir::DTypeEnum::Int32)}});
+        return type_cvt(c, clipped, ir::DTypeEnum::Int32);
     }
     // X at the whole-number coordinates (y, x) of every output position, (N, Ho, Wo, C);
     // 0 where they lie outside the input.

@@ -107,7 +107,7 @@ void set_loss(Importer& c, const LossSpec& s, ir::VarId log_prob) {
         ir::VarId ignored = elemwise(c, "EQ", {target, c.const_i32({*s.ignore_index})});
         ir::VarId keep_i = elemwise(c, "SUB", {c.const_i32({1}), ignored});
         index = elemwise(c, "MUL", {target, keep_i});
-        keep = c.reshape(c.emit("TypeCvt", {keep_i}, {{"dtype", dtype}}), n1d);
+        keep = c.reshape(type_cvt(c, keep_i, dtype.type), n1d);
     }
     auto pick = [&](ir::VarId src) { return c.emit("IndexingOneHot", {src, index}, {int_param("axis", 1)}); };
     // exactly 0 at the ignored positions, v elsewhere

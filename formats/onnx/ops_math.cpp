@@ -220,7 +220,7 @@ void hardmax(Importer& c) {
     for (int32_t k = 0; k < n; ++k) std::memcpy(bytes.data() + 4 * k, &k, 4);
     ir::VarId iota = c.const_var(ir::DTypeEnum::Int32, iota_shape, std::move(bytes));
     ir::VarId hot = bool_elemwise(c, "EQ", {arg, iota});
-    ir::VarId y = c.emit("TypeCvt", {hot}, {{"dtype", ir::DType::of(onnx_var_dtype(x.elem_type, c))}});
+    ir::VarId y = type_cvt(c, hot, onnx_var_dtype(x.elem_type, c));
     if (work != x.shape) y = c.reshape(y, x.shape);
     set_like_input(c, y);
 }

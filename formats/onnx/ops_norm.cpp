@@ -56,12 +56,8 @@ void require_float_stash(Importer& c) {
 
 // The half-precision lowering's two casts: the data to Float32 before the norm,
 // the normalized result back to the input's ONNX type after it.
-ir::VarId as_float32(Importer& c, ir::VarId v) {
-    return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
-}
-ir::VarId as_onnx_type(Importer& c, ir::VarId v, int32_t type) {
-    return c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(onnx_var_dtype(type, c))}});
-}
+ir::VarId as_float32(Importer& c, ir::VarId v) { return type_cvt(c, v, ir::DTypeEnum::Float32); }
+ir::VarId as_onnx_type(Importer& c, ir::VarId v, int32_t type) { return type_cvt(c, v, onnx_var_dtype(type, c)); }
 
 // The half-precision tail of InstanceNorm and GroupNorm: y (Float32, NCHW-like
 // of rank `rank`) cast back to `type`, then y · scale + bias per channel in that

@@ -80,7 +80,7 @@ ir::VarId column(Importer& c, ir::VarId rois, int64_t k, int64_t nr_rois) {
 // (batch index, x0, y0, x1, y1); output_half_pixel's boxes scaled and widened to
 // at least 1 pixel (ROIAlign then runs with spatial_scale 1).
 ir::VarId runtime_rois(Importer& c, int64_t nr_rois, float scale, bool half_pixel) {
-    ir::VarId index = c.emit("TypeCvt", {c.var(2)}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+    ir::VarId index = type_cvt(c, c.var(2), ir::DTypeEnum::Float32);
     index = c.reshape(index, {nr_rois, 1});
     ir::VarId boxes = c.var(1);
     if (half_pixel) return c.emit("Concat", {index, boxes}, {int_param("axis", 1)});

@@ -333,7 +333,7 @@ void one_hot(Importer& c) {
     for (int64_t k = 0; k < depth; ++k) pos[k] = k, neg[k] = k - depth;
     ir::VarId index = c.var(0);
     if (onnx_var_dtype(ind.elem_type, c) != ir::DTypeEnum::Int32)
-        index = c.emit("TypeCvt", {index}, {{"dtype", ir::DType::of(ir::DTypeEnum::Int32)}});
+        index = type_cvt(c, index, ir::DTypeEnum::Int32);
     index = c.reshape(index, ind_shape);
     // MegEngine's EQ keeps the Int32 type (0 or 1); an index equals at most one of
     // the two positions, so their sum is the hit.
@@ -351,7 +351,7 @@ void one_hot(Importer& c) {
     ir::VarId miss = c.emit("Elemwise", {c.const_i32({1}), hit}, {{"mode", "SUB"}});
     const ir::DTypeEnum vt = onnx_var_dtype(vals.elem_type, c);
     auto as_values = [&](ir::VarId v) {
-        return vt == ir::DTypeEnum::Int32 ? v : c.emit("TypeCvt", {v}, {{"dtype", ir::DType::of(vt)}});
+        return vt == ir::DTypeEnum::Int32 ? v : type_cvt(c, v, vt);
     };
     // off and on as (1)-shaped slices of the values.
     const std::vector<ir::IndexDescMaskItem> range_item{ir::IndexDescMaskItem{0, true, true, false, false}};

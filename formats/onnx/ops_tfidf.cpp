@@ -88,7 +88,7 @@ std::optional<ir::VarId> count_at(Importer& c, ir::VarId x, int64_t rows, int64_
         ir::VarId hit = bool_elemwise(c, "EQ", {w, t});
         all = all ? elemwise(c, "AND", {*all, hit}) : hit;
     }
-    ir::VarId n = c.emit("TypeCvt", {*all}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+    ir::VarId n = type_cvt(c, *all, ir::DTypeEnum::Float32);
     return c.reshape(reduce_axes(c, n, "SUM", {1}), {rows, grams});
 }
 
@@ -164,7 +164,7 @@ void tfidf_vectorizer(Importer& c) {
         ir::VarId w = c.materialize(weight_values, "idf weights");
         if (mode == "IDF") {
             ir::VarId seen = bool_elemwise(c, "LT", {c.const_f32(0), y});
-            y = elemwise(c, "MUL", {c.emit("TypeCvt", {seen}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}}), w});
+            y = elemwise(c, "MUL", {type_cvt(c, seen, ir::DTypeEnum::Float32), w});
         } else if (!weights.empty()) {
             y = elemwise(c, "MUL", {y, w});
         }

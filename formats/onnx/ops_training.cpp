@@ -67,7 +67,7 @@ Update read_update(Importer& c, size_t groups, size_t outputs_per_tensor) {
                                    shape_text(c.input(i).shape), 2 + k, shape_text(c.input(2 + k).shape)));
         }
     u.r = c.var(0);
-    u.t = c.emit("TypeCvt", {c.var(1)}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+    u.t = type_cvt(c, c.var(1), ir::DTypeEnum::Float32);
     return u;
 }
 

@@ -39,7 +39,7 @@ int32_t output_type(Importer& c) {
 // as Float32 and needs none).
 void set_cast(Importer& c, ir::VarId y, int32_t to, const Shape* shape) {
     const ir::DTypeEnum dtype = onnx_var_dtype(to, c);
-    if (dtype != ir::DTypeEnum::Float32) y = c.emit("TypeCvt", {y}, {{"dtype", ir::DType::of(dtype)}});
+    if (dtype != ir::DTypeEnum::Float32) y = type_cvt(c, y, dtype);
     if (shape)
         c.set_output_var(0, y, to, *shape);
     else
@@ -71,11 +71,11 @@ void cosine_window(Importer& c, CosineSum w) {
         return set_cast(c, c.materialize(y, c.node().output(0)), to, &shape);
     }
     ir::VarId n = int32_var(c, 0, "size");
-    const ir::DType f32 = ir::DType::of(ir::DTypeEnum::Float32);
-    ir::VarId size_fp = c.emit("TypeCvt", {n}, {{"dtype", f32}});
+    constexpr ir::DTypeEnum f32 = ir::DTypeEnum::Float32;
+    ir::VarId size_fp = type_cvt(c, n, f32);
     if (!periodic) size_fp = elemwise(c, "SUB", {size_fp, c.const_f32(1.0f)});
     ir::VarId increment = elemwise(c, "TRUE_DIV", {c.const_f32(kTau), size_fp});
-    ir::VarId positions = c.emit("TypeCvt", {iota(c, n)}, {{"dtype", f32}});
+    ir::VarId positions = type_cvt(c, iota(c, n), f32);
     ir::VarId angle = elemwise(c, "MUL", {positions, increment});
     ir::VarId y = elemwise(c, "SUB", {c.const_f32(w.a0), elemwise(c, "MUL", {c.const_f32(w.a1), elemwise(c, "COS", {angle})})});
     if (w.a2 != 0.0f) {

@@ -153,13 +153,13 @@ void range_of_runtime_values(Importer& c) {
     ir::VarId n;
     if (t == P::FLOAT) {
         ir::VarId q = elemwise(c, "CEIL", {elemwise(c, "TRUE_DIV", {span, delta})});
-        n = c.emit("TypeCvt", {q}, {{"dtype", ir::DType::of(ir::DTypeEnum::Int32)}});
+        n = type_cvt(c, q, ir::DTypeEnum::Int32);
     } else {
         n = int_op(c, "NEGATE", {int_op(c, "FLOOR_DIV", {int_op(c, "NEGATE", {span}), delta})});
     }
     n = int_op(c, "MAX", {n, c.const_i32({0})});
     ir::VarId k = iota(c, n);
-    if (t == P::FLOAT) k = c.emit("TypeCvt", {k}, {{"dtype", ir::DType::of(ir::DTypeEnum::Float32)}});
+    if (t == P::FLOAT) k = type_cvt(c, k, ir::DTypeEnum::Float32);
     set_runtime_output(c, 0, elemwise(c, "ADD", {start, elemwise(c, "MUL", {k, delta})}), t, 1);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "formats/onnx/onnx_proto.h"
+#include "formats/onnx/op_build.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -19,7 +20,7 @@ ir::VarId int32_var(Importer& c, size_t i, std::string_view what) {
         c.fail(fmt::format("{} (input #{}) is BOOL, expected a number type", what, i));
     ir::VarId x = c.var(i);
     if (onnx_var_dtype(v.elem_type, c) == ir::DTypeEnum::Int32) return x;
-    return c.emit("TypeCvt", {x}, {{"dtype", ir::DType::of(ir::DTypeEnum::Int32)}});
+    return type_cvt(c, x, ir::DTypeEnum::Int32);
 }
 
 int64_t operand_length(const Importer& c, size_t i, std::string_view what, int64_t expected) {
