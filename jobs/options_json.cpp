@@ -137,10 +137,24 @@ void apply_option(const std::string& k, const Json& v, engine::DumpOptions& o, s
     }
 }
 
+// One options object that names both model_version and dump_format FBS asks for
+// something an FBS file cannot carry (it has no model version), as --model-version
+// with --dump-format FBS does on the command line. A model_version in defaults or a
+// job's options is left for the variants that write FBS_V2, as MegEngine's
+// dump_graph ignores it for FBS.
+void check_model_version_takes_effect(const Json& obj, const engine::DumpOptions& o, std::string_view ctx) {
+    if (obj.contains("model_version") && obj.contains("dump_format") && o.dump_format == engine::DumpFormat::FBS)
+        bad(ctx, "model_version",
+            fmt::format("{} applies to FBS_V2 only, and this object's dump_format is \"FBS\": an FBS file has no model "
+                        "version; drop it, or write FBS_V2",
+                        obj.at("model_version").dump()));
+}
+
 }  // namespace
 
 engine::DumpOptions apply_options(const Json& obj, engine::DumpOptions o, std::string_view ctx) {
     for (const auto& [k, v] : obj.items()) apply_option(k, v, o, ctx);
+    check_model_version_takes_effect(obj, o, ctx);
     return o;
 }
 
@@ -152,6 +166,11 @@ engine::DumpOptions apply_options(const Json& obj, engine::DumpOptions o, std::s
         } catch (const OptionError& e) {
             errors.emplace_back(e.what());
         }
+    }
+    try {
+        check_model_version_takes_effect(obj, o, ctx);
+    } catch (const OptionError& e) {
+        errors.emplace_back(e.what());
     }
     return o;
 }

@@ -104,5 +104,31 @@ TEST(BatchManifest, AMisspeltDefaultIsRefusedNotSilentlyIgnored) {
     }
 }
 
+TEST(BatchManifest, AModelVersionNamedWithFbsInOneObjectFailsThatJobAndDefaultsLeaveItToFbsV2Variants) {
+    // As --model-version with --dump-format FBS on the command line: an FBS file has
+    // no model version, so one object asking for both asks for what cannot be written.
+    jobs::Manifest m = jobs::parse_manifest(R"({
+        "defaults": {"model_version": 1},
+        "jobs": [{"input": "a.json", "dump_format": "FBS", "model_version": 2},
+                 {"input": "b.json", "variants": [{"suffix": ".v2.mge"},
+                                                  {"suffix": ".v1.mge", "dump_format": "FBS", "model_version": 1}]},
+                 {"input": "c.json", "variants": [{"suffix": ".v2.mge"}, {"suffix": ".fbs.mge", "dump_format": "FBS"}]},
+                 {"input": "d.json", "dump_format": "FBS_V2", "model_version": 2}]})",
+                                            "/base", {});
+    ASSERT_EQ(m.jobs.size(), 4u);
+    EXPECT_NE(errors_of(m.jobs[0]).find("\"model_version\": 2 applies to FBS_V2 only, and this object's dump_format "
+                                        "is \"FBS\""),
+              std::string::npos)
+        << errors_of(m.jobs[0]);
+    EXPECT_NE(errors_of(m.jobs[1]).find("\"model_version\": 1 applies to FBS_V2 only"), std::string::npos)
+        << errors_of(m.jobs[1]);
+    // The default's model_version is for the FBS_V2 variant; the FBS one ignores it.
+    ASSERT_TRUE(m.jobs[2].ok()) << errors_of(m.jobs[2]);
+    EXPECT_EQ(m.jobs[2].variants[0].options.model_version, 1u);
+    EXPECT_EQ(m.jobs[2].variants[1].options.dump_format, engine::DumpFormat::FBS);
+    ASSERT_TRUE(m.jobs[3].ok()) << errors_of(m.jobs[3]);
+    EXPECT_EQ(m.jobs[3].variants[0].options.model_version, 2u);
+}
+
 }  // namespace
 }  // namespace mgedump::test
