@@ -657,9 +657,10 @@ DEFAULT_OPSET = 13
 EXPECTED_REFUSALS = {
     # Its post-processing selects boxes by score (NonZero of computed scores, then
     # NonMaxSuppression): lengths that depend on the data. NonZero gives them at run
-    # time (CondTake), but the Transpose after the first one needs its input's shape
-    # at import time.
-    "ssdlite320_mobilenet_v3_large": "node '/model/Transpose' (Transpose): input #0 ('/model/NonZero_output_0') "
+    # time (CondTake), and the boolean-mask indexing after it (Transpose, GatherND)
+    # takes them, but the TopK of each class's selected scores needs its input's
+    # shape at import time.
+    "ssdlite320_mobilenet_v3_large": "node '/model/TopK' (TopK): input #0 ('/model/GatherND_output_0') "
                                      "has a shape known only at run time",
 }
 

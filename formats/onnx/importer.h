@@ -40,9 +40,10 @@ struct Value {
     std::shared_ptr<const void> keepalive;
     std::string param_name;  // set for initializers: the SharedDeviceTensor name
     // The dims depend on values known only at run time (a Reshape to a graph
-    // input's values; formats/onnx/runtime_values.h): `shape` holds the rank with
-    // every dim -1. Importer::input refuses such a value; the handlers that can
-    // take it read it with Importer::runtime_input.
+    // input's values; formats/onnx/runtime_values.h): `shape` holds the rank, each
+    // dim -1 unless it is known at import time (NonZero's rank). Importer::input
+    // refuses such a value; the handlers that can take it read it with
+    // Importer::runtime_input.
     bool runtime_shape = false;
 };
 

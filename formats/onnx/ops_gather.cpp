@@ -44,7 +44,7 @@ ir::VarId arange_along(Importer& c, int64_t n, size_t axis, size_t rank) {
 ir::IndexDescMaskItem index_item(size_t axis) { return {static_cast<int8_t>(axis), false, false, false, true}; }
 
 void check_int_indices(Importer& c, size_t i) {
-    const int32_t t = c.input(i).elem_type;
+    const int32_t t = c.runtime_input(i).elem_type;
     if (t != onnx::TensorProto::INT64 && t != onnx::TensorProto::INT32)
         c.fail(fmt::format("indices (input #{}) are {}, expected INT32 or INT64", i, onnx_elem_name(t)));
 }
@@ -394,8 +394,37 @@ NdIndexing nd_indexing(Importer& c, size_t idx_input, int64_t batch_dims) {
     return out;
 }
 
+// GatherND by indices whose count only the run time knows (NonZero's coordinates
+// transposed, as torch exports x[mask]): one index var per tuple component (a
+// Subtensor of the indices' last axis, which must be known), of the indices'
+// leading dims; MegEngine's indexing gives those dims, then the data's rest.
+void gather_nd_by_runtime_indices(Importer& c) {
+    const Value& x = c.input(0);
+    const Value& ind = c.runtime_input(1);
+    check_int_indices(c, 1);
+    if (c.attr_int("batch_dims", 0) != 0)
+        c.fail("batch_dims with indices whose shape is known only at run time is not supported");
+    const size_t r = x.shape.size(), q = ind.shape.size();
+    const int64_t m = ind.shape.back();
+    if (m < 0) c.fail("the indices' last dim (the index tuple length) is known only at run time; it must be known");
+    if (m < 1 || static_cast<size_t>(m) > r)
+        c.fail(fmt::format("index tuples of length {} do not fit data of rank {}", m, r));
+    if (q < 2) c.fail("indices of rank 1 have a known shape; a runtime shape needs a leading axis");
+    std::vector<ir::VarId> inputs{c.var(0)};
+    std::vector<ir::IndexDescMaskItem> items;
+    for (int64_t j = 0; j < m; ++j) {
+        const ir::IndexDescMaskItem pick{static_cast<int8_t>(q - 1), false, false, false, true};
+        inputs.push_back(c.emit("Subtensor", {c.var(1), c.const_i32({j})}, {{"items", std::vector{pick}}}));
+        items.push_back(index_item(static_cast<size_t>(j)));
+    }
+    Shape out(ind.shape.begin(), ind.shape.end() - 1);
+    out.insert(out.end(), x.shape.begin() + m, x.shape.end());
+    set_runtime_output(c, 0, c.emit("IndexingMultiAxisVec", inputs, {{"items", items}}), x.elem_type, out);
+}
+
 void gather_nd(Importer& c) {
     c.check_attrs({"batch_dims"});
+    if (c.runtime_input(1).runtime_shape) return gather_nd_by_runtime_indices(c);
     const Value& x = c.input(0);
     NdIndexing nd = nd_indexing(c, 1, c.attr_int("batch_dims", 0));
     std::vector<ir::VarId> inputs{c.var(0)};

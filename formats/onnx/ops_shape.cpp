@@ -78,7 +78,9 @@ void reshape(Importer& c) {
 
 void transpose(Importer& c) {
     c.check_attrs({"perm"});
-    const Value& x = c.input(0);
+    // Dimshuffle takes any dims, so a value whose dims only the run time knows
+    // (NonZero's coordinates, as torch exports x[mask]) is transposed too.
+    const Value& x = c.runtime_input(0);
     std::vector<int64_t> perm = c.attr_ints("perm");
     if (perm.empty())
         for (int64_t k = static_cast<int64_t>(x.shape.size()) - 1; k >= 0; --k) perm.push_back(k);
@@ -90,6 +92,8 @@ void transpose(Importer& c) {
         out.push_back(x.shape[p]);
         pattern.push_back(static_cast<int32_t>(p));
     }
+    if (x.runtime_shape)
+        return set_runtime_output(c, 0, c.emit("Dimshuffle", {c.var(0)}, {{"pattern", pattern}}), x.elem_type, out);
     if (is_foldable_shape_const(x)) {  // shape arithmetic (swin_t's pads): the value, now
         std::vector<std::vector<int64_t>> every(out.size());
         std::vector<int64_t> from(pattern.begin(), pattern.end());
@@ -224,9 +228,21 @@ void unsqueeze(Importer& c) {
     c.set_output_var(0, c.emit("AxisAddRemove", {c.var(0)}, {{"desc", desc}}), x.elem_type, out);
 }
 
+// The shape of a value whose dims only the run time knows: GetVarShape, sliced
+// to [start, end) (an Int32 var; INT64 is held as Int32).
+void runtime_shape_of(Importer& c, int64_t start, int64_t end) {
+    ir::VarId dims = c.emit("GetVarShape", {c.var(0)});
+    const auto rank = static_cast<int64_t>(c.runtime_input(0).shape.size());
+    if (start != 0 || end != rank) {
+        const std::vector<ir::IndexDescMaskItem> range{ir::IndexDescMaskItem{0, true, true, false, false}};
+        dims = c.emit("Subtensor", {dims, c.const_i32({start}), c.const_i32({end})}, {{"items", range}});
+    }
+    c.set_output_var(0, dims, P::INT64, {end - start});
+}
+
 void shape(Importer& c) {
     c.check_attrs({"start", "end"});
-    const Shape& s = c.input(0).shape;
+    const Shape& s = c.runtime_input(0).shape;
     const int64_t rank = static_cast<int64_t>(s.size());
     int64_t start = c.attr_int("start", 0), end = c.attr_int("end", rank);
     if (start < 0) start += rank;
@@ -234,6 +250,9 @@ void shape(Importer& c) {
     start = std::clamp<int64_t>(start, 0, rank);
     end = std::clamp<int64_t>(end, start, rank);
     std::vector<int64_t> dims(s.begin() + start, s.begin() + end);
+    // A runtime shape's dims known at import time (NonZero's rank) are a constant
+    // as any static shape's; the others are read when the graph runs.
+    if (std::ranges::any_of(dims, [](int64_t d) { return d < 0; })) return runtime_shape_of(c, start, end);
     c.set_output(0, int64_const(dims, {static_cast<int64_t>(dims.size())}));
 }
 

@@ -235,7 +235,7 @@ void runtime_non_zero(Importer& c) {
         rows.push_back(with_unit_axis(c, coord, 0));
     }
     const ir::VarId y = concat(c, rows, 0);
-    set_runtime_output(c, 0, y, P::INT64, 2);
+    set_runtime_output(c, 0, y, P::INT64, Shape{static_cast<int64_t>(shape.size()), -1});
 }
 
 // NonZero's output length depends on the values: a constant's is computed here,

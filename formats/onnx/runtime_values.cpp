@@ -48,6 +48,11 @@ ir::VarId iota(Importer& c, ir::VarId n) {
 }
 
 void set_runtime_output(Importer& c, size_t i, ir::VarId var, int32_t elem_type, size_t rank) {
+    set_runtime_output(c, i, var, elem_type, Shape(rank, -1));
+}
+
+void set_runtime_output(Importer& c, size_t i, ir::VarId var, int32_t elem_type, Shape dims) {
+    const size_t rank = dims.size();
     auto inferred = c.graph().var_shape(var);
     if (!inferred.empty()) {
         // Static inference found the dims after all: they are the output's.
@@ -57,6 +62,11 @@ void set_runtime_output(Importer& c, size_t i, ir::VarId var, int32_t elem_type,
             c.fail(fmt::format("output {} has rank {} in ONNX terms but {} by MegEngine's inference (an mgedump "
                                "mapping bug)",
                                i, rank, s.size()));
+        for (size_t k = 0; k < rank; ++k)
+            if (dims[k] >= 0 && dims[k] != s[k])
+                c.fail(fmt::format("output {} has dim {} = {} in ONNX terms but {} by MegEngine's inference (an "
+                                   "mgedump mapping bug)",
+                                   i, k, dims[k], s[k]));
         return c.set_output_var(i, var, elem_type, std::move(s));
     }
     const ir::DType& dtype = c.graph().vars.dtype[var.value];
@@ -66,7 +76,7 @@ void set_runtime_output(Importer& c, size_t i, ir::VarId var, int32_t elem_type,
     Value v;
     v.var = var;
     v.elem_type = elem_type;
-    v.shape.assign(rank, -1);
+    v.shape = std::move(dims);
     v.runtime_shape = true;
     c.set_output(i, std::move(v));
 }

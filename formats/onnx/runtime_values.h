@@ -44,6 +44,10 @@ ir::VarId iota(Importer& c, ir::VarId n);
 // Output #i is `var`, of rank `rank` with dims known only at run time (when
 // MegEngine's static inference does know its shape, that shape).
 void set_runtime_output(Importer& c, size_t i, ir::VarId var, int32_t elem_type, size_t rank);
+// The same where some dims are known at import time: `dims` holds them, −1 for
+// each the run time decides (NonZero's (rank, count)). The mappings that need one
+// dim, not the whole shape, read it there (GatherND's index tuple length).
+void set_runtime_output(Importer& c, size_t i, ir::VarId var, int32_t elem_type, Shape dims);
 
 // Whether one of inputs #0..count−1 has a shape known only at run time.
 bool any_runtime_shape(const Importer& c, size_t count);
