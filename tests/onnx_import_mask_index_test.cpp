@@ -1,11 +1,13 @@
 // Boolean-mask indexing as torch.onnx.export writes `x[mask]` (opset >= 11):
 // NonZero of the mask, Transpose of its (rank, count) coordinates into (count,
-// rank) index tuples, GatherND of the data by them. The count is known only at
-// run time, so Transpose and GatherND take a value whose dims the run time
-// decides (NonZero's rank is known, the tuple length GatherND needs), and Shape
-// of such a value reads the dims it does not know with GetVarShape. Expected
-// values are numpy's boolean indexing (x[mask] takes the selected elements, or
-// the selected rows of the trailing axes, in row-major order), worked by hand.
+// rank) index tuples, GatherND of the data by them; and the ranking of what it
+// selects, as detection post-processing does (TopK, Gather, Concat). The count
+// is known only at run time, so these operators take values whose dims the run
+// time decides (NonZero's rank is known, the tuple length GatherND needs), and
+// Shape of such a value reads the dims it does not know with GetVarShape.
+// Expected values are numpy's boolean indexing (x[mask] takes the selected
+// elements, or the selected rows of the trailing axes, in row-major order) and
+// ONNX TopK's order (ties to the lower index), worked by hand.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -114,6 +116,77 @@ TEST(OnnxMaskIndex, RefusesBatchDimsAndDataOfRuntimeDims) {
     EXPECT_NE(data.find("node 'pick' (GatherND): input #0 ('coords') has a shape known only at run time"),
               std::string::npos)
         << data;
+}
+
+// Detection post-processing on the selected scores: sel = s[s > 0.3] (1-D, its
+// length known at run time), then TopK of sel by K (a constant, or the graph
+// input "k" when `runtime_k`), the boxes of the selected rows picked by the TopK
+// indices (Gather), and both classes' picks concatenated.
+OnnxModel ranked_selection_model(bool largest, bool runtime_k) {
+    OnnxModel m(13);
+    m.input("s", {5}).input("boxes", {5, 2});
+    if (runtime_k) m.input("k", {1}, OnnxType::INT64);
+    else m.initializer_i64("k", {1}, {2});
+    m.output("top").output("index", OnnxType::INT64).output("picked").output("both");
+    m.initializer("thr", {}, {0.3f});
+    m.node("Greater", {"s", "thr"}, {"keep"});
+    m.node("NonZero", {"keep"}, {"coords"});
+    m.node("Transpose", {"coords"}, {"tuples"});
+    m.node("GatherND", {"s", "tuples"}, {"sel"});
+    m.node("GatherND", {"boxes", "tuples"}, {"sel_boxes"});
+    set_attr(m.node("TopK", {"sel", "k"}, {"top", "index"}, "rank"), "largest", int64_t{largest});
+    m.node("Gather", {"sel_boxes", "index"}, {"picked"}, "pick");
+    m.initializer("none", {1, 2}, {-1.0f, -2.0f});
+    set_attr(m.node("Concat", {"picked", "none", "sel_boxes"}, {"both"}, "join"), "axis", int64_t{0});
+    return m;
+}
+
+// s = [0.5, 0.9, 0.1, 0.7, 0.2]: selected 0.5, 0.9, 0.7 (rows 0, 1, 3).
+const D kScores{0.5, 0.9, 0.1, 0.7, 0.2};
+const D kBoxes{0, 1, 10, 11, 20, 21, 30, 31, 40, 41};
+
+TEST(OnnxMaskIndex, TopKGatherAndConcatTakeTheSelectionWhoseLengthTheRunTimeKnows) {
+    const ir::Graph g = ranked_selection_model(/*largest=*/true, /*runtime_k=*/false).import();
+    expect_same_ops_after_round_trip(g);  // the dump's walk takes the boxes' GatherND later
+    auto out = evaluate(g, {{"s", kScores}, {"boxes", kBoxes}});
+    // The two largest of (0.5, 0.9, 0.7): 0.9 at 1, 0.7 at 2 of the selection.
+    EXPECT_EQ(dims_of(out[0]), (U{2}));
+    expect_near_all(engine::eval::to_doubles(out[0].value), {0.9, 0.7}, 1e-7);
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{1, 2}));
+    // Their boxes: rows 1 and 3 of the input.
+    EXPECT_EQ(dims_of(out[2]), (U{2, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{10, 11, 30, 31}));
+    // Picked (2), the constant row (1) and every selected box (3): 6 rows of 2.
+    EXPECT_EQ(dims_of(out[3]), (U{6, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[3].value), (D{10, 11, 30, 31, -1, -2, 0, 1, 10, 11, 30, 31}));
+}
+
+TEST(OnnxMaskIndex, TopKOfTheSmallestByAKnownOnlyAtRunTime) {
+    const ir::Graph g = ranked_selection_model(/*largest=*/false, /*runtime_k=*/true).import();
+    auto out = evaluate(g, {{"s", kScores}, {"boxes", kBoxes}, {"k", {3}}});
+    // All three selected, smallest first: 0.5 (0), 0.7 (2), 0.9 (1).
+    EXPECT_EQ(dims_of(out[0]), (U{3}));
+    expect_near_all(engine::eval::to_doubles(out[0].value), {0.5, 0.7, 0.9}, 1e-7);
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{0, 2, 1}));
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{0, 1, 30, 31, 10, 11}));
+}
+
+TEST(OnnxMaskIndex, RefusesTopKOfMoreThanOneRuntimeAxisAndAConcatOfOtherRowWidths) {
+    OnnxModel rows = mask_index_model({2, 3}, {2});
+    rows.output("v").output("i", OnnxType::INT64);
+    rows.initializer_i64("k", {1}, {1});
+    rows.node("TopK", {"y", "k"}, {"v", "i"}, "rank");
+    const std::string topk = import_error(rows);
+    EXPECT_NE(topk.find("node 'rank' (TopK): an input of rank 2 with dims known only at run time is not supported "
+                        "(rank 1 is)"),
+              std::string::npos)
+        << topk;
+    OnnxModel wide = mask_index_model({2, 3}, {2});
+    wide.initializer("four", {1, 4}, {1, 2, 3, 4});
+    set_attr(wide.node("Concat", {"y", "four"}, {"z"}, "join"), "axis", int64_t{0});
+    const std::string concat = import_error(wide);
+    EXPECT_NE(concat.find("node 'join' (Concat): input #1 has 4 on axis 1, an earlier input 3"), std::string::npos)
+        << concat;
 }
 
 }  // namespace

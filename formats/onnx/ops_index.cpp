@@ -108,8 +108,27 @@ void slice(Importer& c) {
     c.set_output_var(0, c.emit("Subtensor", inputs, {{"items", items}}), x.elem_type, out);
 }
 
+// Gather where the data's or the indices' dims are known only at run time (the
+// boxes a mask selected, picked by their scores' TopK indices): the same
+// indexing, the output's dims those of the inputs that are known. Indices are
+// checked against the axis when the graph runs (MegEngine's indexing does).
+void gather_of_runtime_dims(Importer& c, int64_t axis_attr) {
+    const Value &x = c.runtime_input(0), &ind = c.runtime_input(1);
+    if (ind.elem_type != onnx::TensorProto::INT64 && ind.elem_type != onnx::TensorProto::INT32)
+        c.fail(fmt::format("indices (input #1) are {}, expected INT32 or INT64", onnx_elem_name(ind.elem_type)));
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    const int64_t axis = normalize_axis(axis_attr, rank, c, "axis");
+    Shape out(x.shape.begin(), x.shape.begin() + axis);
+    out.insert(out.end(), ind.shape.begin(), ind.shape.end());
+    out.insert(out.end(), x.shape.begin() + axis + 1, x.shape.end());
+    const ir::IndexDescMaskItem item{static_cast<int8_t>(axis), false, false, false, true};
+    const char* op = ind.shape.empty() ? "Subtensor" : "IndexingMultiAxisVec";
+    set_runtime_output(c, 0, c.emit(op, {c.var(0), c.var(1)}, {{"items", std::vector{item}}}), x.elem_type, out);
+}
+
 void gather(Importer& c) {
     c.check_attrs({"axis"});
+    if (any_runtime_shape(c, 2)) return gather_of_runtime_dims(c, c.attr_int("axis", 0));
     const Value &x = c.input(0), &ind = c.input(1);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     const int64_t axis = normalize_axis(c.attr_int("axis", 0), rank, c, "axis");

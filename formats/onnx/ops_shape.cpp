@@ -122,8 +122,37 @@ bool fold_concat(Importer& c, int64_t axis, const Shape& out) {
     return true;
 }
 
+// Concat of parts some of whose dims only the run time knows (each class's
+// selected boxes, as detection post-processing gathers them): MegEngine's Concat
+// checks the other axes agree when it runs. The output's dims are those known:
+// the axis's when every part's is, another axis's when some part's is.
+void concat_of_runtime_dims(Importer& c, int64_t axis_attr) {
+    const size_t rank = c.runtime_input(0).shape.size();
+    const auto axis = static_cast<size_t>(normalize_axis(axis_attr, static_cast<int64_t>(rank), c, "axis"));
+    Shape out(rank, -1);
+    int64_t along = 0;
+    std::vector<ir::VarId> parts;
+    for (size_t k = 0; k < c.input_count(); ++k) {
+        const Value& v = c.runtime_input(k);
+        if (v.shape.size() != rank) c.fail(fmt::format("input #{} has a different rank", k));
+        if (v.elem_type != c.runtime_input(0).elem_type) c.fail(fmt::format("input #{} has a different type", k));
+        for (size_t a = 0; a < rank; ++a)
+            if (a != axis && v.shape[a] >= 0) {
+                if (out[a] >= 0 && out[a] != v.shape[a])
+                    c.fail(fmt::format("input #{} has {} on axis {}, an earlier input {}", k, v.shape[a], a, out[a]));
+                out[a] = v.shape[a];
+            }
+        along = along < 0 || v.shape[axis] < 0 ? -1 : along + v.shape[axis];
+        parts.push_back(c.var(k));
+    }
+    out[axis] = along;
+    set_runtime_output(c, 0, concat(c, parts, static_cast<int64_t>(axis)), c.runtime_input(0).elem_type, out);
+}
+
 void concat(Importer& c) {
     c.check_attrs({"axis"});
+    if (any_runtime_shape(c, c.input_count()))
+        return concat_of_runtime_dims(c, c.attr_int("axis", c.opset() < 4 ? 1 : 0));
     const Value& first = c.input(0);
     const int64_t rank = static_cast<int64_t>(first.shape.size());
     // Concat-1 (opset < 4) concatenates along axis 1 when none is given.

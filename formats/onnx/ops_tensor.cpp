@@ -386,8 +386,41 @@ ir::VarId order_reversed(Importer& c, ir::VarId x, int32_t elem_type) {
 // largest k sort the pairs descending, the higher index first. So the largest k
 // are taken as the smallest k of x with its order reversed (order_reversed), and
 // their values mapped back.
+// TopK of a 1-D value whose length only the run time knows (the scores a mask
+// selected, as detection post-processing ranks them): one row (a unit axis in
+// front), its K a constant or a runtime value, and the row axis removed from
+// both outputs. K past the length fails when the graph runs (MegEngine's TopK
+// checks it), as ONNX's reference does.
+void top_k_of_runtime_length(Importer& c) {
+    const Value& x = c.runtime_input(0);
+    if (x.shape.size() != 1)
+        c.fail(fmt::format("an input of rank {} with dims known only at run time is not supported (rank 1 is)",
+                           x.shape.size()));
+    (void)normalize_axis(c.attr_int("axis", -1), 1, c, "axis");
+    const bool runtime_k = c.opset() >= 10 && is_runtime_value(c, 1);
+    const int64_t k = c.opset() < 10 ? c.attr_int("k", 0) : runtime_k ? -1 : scalar_int(c, 1, "K");
+    if (!runtime_k && k < 1) c.fail(fmt::format("K = {} is out of range: it must be at least 1", k));
+    const bool largest = c.attr_int("largest", 1) != 0;
+    ir::VarId y = with_unit_axis(c, c.var(0), 0);
+    if (largest) y = order_reversed(c, y, x.elem_type);
+    ir::VarId kv = c.const_i32({k});
+    if (runtime_k) {
+        operand_length(c, 1, "K", 1);
+        kv = int32_var(c, 1, "K");
+    }
+    ir::OprId o = c.emit_opr("TopK", {y, kv}, {{"mode", "VALUE_IDX_SORTED"}}, 2);
+    const std::vector<ir::AxisDesc> row{{ir::AxisDescMethod::REMOVE, 0}};
+    for (uint32_t i = 0; i < 2; ++i) {
+        ir::VarId v = c.graph().output_var(o, i);
+        if (i == 0 && largest) v = order_reversed(c, v, x.elem_type);
+        v = c.emit("AxisAddRemove", {v}, {{"desc", row}});
+        set_runtime_output(c, i, v, i == 0 ? x.elem_type : P::INT64, Shape{k});
+    }
+}
+
 void top_k(Importer& c) {
     c.check_attrs({"axis", "largest", "sorted", "k"});
+    if (c.runtime_input(0).runtime_shape) return top_k_of_runtime_length(c);
     const Value& x = c.input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     const int64_t axis = normalize_axis(c.attr_int("axis", -1), rank, c, "axis");
