@@ -189,5 +189,62 @@ TEST(OnnxMaskIndex, RefusesTopKOfMoreThanOneRuntimeAxisAndAConcatOfOtherRowWidth
         << concat;
 }
 
+// The selected rows y = x[mask] ([count, 4]) reshaped, reduced and given or
+// stripped of unit axes, as post-processing does with them (opset 13: ReduceSum,
+// Squeeze and Unsqueeze take their axes as inputs, the other reductions as an
+// attribute).
+OnnxModel selection_arithmetic_model() {
+    OnnxModel m = mask_index_model({3, 4}, {3});
+    for (const char* out : {"pairs", "sums", "row_max", "back", "least", "row_l1"}) m.output(out);
+    m.initializer_i64("to_pairs", {2}, {-1, 2});
+    m.node("Reshape", {"y", "to_pairs"}, {"pairs"}, "view");
+    m.initializer_i64("axis0", {1}, {0});
+    set_attr(m.node("ReduceSum", {"pairs", "axis0"}, {"sums"}, "sum"), "keepdims", int64_t{0});
+    auto& max = m.node("ReduceMax", {"y"}, {"row_max"}, "max");
+    set_attr(max, "axes", std::vector<int64_t>{1});
+    set_attr(max, "keepdims", int64_t{0});
+    m.initializer_i64("axis1", {1}, {1});
+    m.node("Unsqueeze", {"row_max", "axis1"}, {"column"}, "unsqueeze");
+    m.node("Squeeze", {"column", "axis1"}, {"back"}, "squeeze");
+    set_attr(m.node("ReduceMin", {"y"}, {"least"}, "min"), "keepdims", int64_t{0});
+    auto& l1 = m.node("ReduceL1", {"y"}, {"row_l1"}, "l1");
+    set_attr(l1, "axes", std::vector<int64_t>{1});
+    set_attr(l1, "keepdims", int64_t{0});
+    return m;
+}
+
+TEST(OnnxMaskIndex, ReshapeReductionsAndUnitAxesTakeTheSelection) {
+    const ir::Graph g = selection_arithmetic_model().import();
+    expect_same_ops_after_round_trip(g);
+    // x = [[1..4], [5..8], [-9..-12]], mask [1, 0, 1]: y = [[1, 2, 3, 4], [-9, -10, -11, -12]].
+    auto out = evaluate(g, {{"x", {1, 2, 3, 4, 5, 6, 7, 8, -9, -10, -11, -12}}, {"mask", {1, 0, 1}}});
+    ASSERT_EQ(out.size(), 7u);
+    // As pairs [[1, 2], [3, 4], [-9, -10], [-11, -12]] (a -1 the run time computes).
+    EXPECT_EQ(dims_of(out[1]), (U{4, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{-16, -16}));         // column sums
+    EXPECT_EQ(engine::eval::to_doubles(out[3].value), (D{4, -9}));            // each row's max
+    EXPECT_EQ(engine::eval::to_doubles(out[4].value), (D{4, -9}));            // unsqueezed and squeezed
+    EXPECT_EQ(engine::eval::to_doubles(out[5].value), (D{-12}));              // the least of all
+    EXPECT_EQ(engine::eval::to_doubles(out[6].value), (D{10, 42}));           // each row's |·| sum
+}
+
+TEST(OnnxMaskIndex, RefusesWhatNeedsADimOnlyTheRunTimeKnows) {
+    OnnxModel no_axes = mask_index_model({3, 4}, {3});
+    no_axes.output("z");
+    no_axes.node("Squeeze", {"y"}, {"z"}, "squeeze");
+    const std::string squeeze = import_error(no_axes);
+    EXPECT_NE(squeeze.find("node 'squeeze' (Squeeze): no axes, and the input's dims are known only at run time"),
+              std::string::npos)
+        << squeeze;
+    OnnxModel copy = mask_index_model({3, 4}, {3});
+    copy.output("z");
+    copy.initializer_i64("keep", {2}, {0, 4});
+    copy.node("Reshape", {"y", "keep"}, {"z"}, "view");
+    const std::string reshape = import_error(copy);
+    EXPECT_NE(reshape.find("node 'view' (Reshape): shape[0] = 0 copies an axis whose dim is not known at import time"),
+              std::string::npos)
+        << reshape;
+}
+
 }  // namespace
 }  // namespace mgedump::test

@@ -196,7 +196,7 @@ ir::VarId remainder_sign_differs(Importer& c, ir::VarId a, ir::VarId r, int32_t 
 }
 
 void require_float(Importer& c, size_t i) {
-    const int32_t t = c.input(i).elem_type;
+    const int32_t t = c.runtime_input(i).elem_type;  // the type only: any shape may follow
     if (!is_float_type(t))
         c.fail(fmt::format("input #{} is {}; only float element types are supported", i, onnx_elem_name(t)));
 }

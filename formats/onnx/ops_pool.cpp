@@ -275,17 +275,18 @@ ir::VarId integer_mean(Importer& c, ir::VarId x, const std::vector<int64_t>& axe
 }
 
 // One Reduce per axis (MegEngine reduces one axis and keeps it as size 1), then
-// AxisAddRemove drops the axes when keepdims=0.
+// AxisAddRemove drops the axes when keepdims=0. Reduce takes any dims, so an
+// input whose dims only the run time knows (a mask's selection) is reduced too.
 void reduce(Importer& c, const char* mode) {
     c.check_attrs({"axes", "keepdims", "noop_with_empty_axes"});
-    const Value& x = c.input(0);
+    const Value& x = c.runtime_input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     std::vector<int64_t> axes = c.attr_ints("axes");
     if (c.has_input(1)) {
         // Axes known only at run time: formats/onnx/runtime_axes.cpp, unless their length fixes them.
         if (!is_runtime_value(c, 1)) axes = c.const_ints(1, "axes");
         else if (auto fixed = axes_fixed_by_length(c, rank)) axes = *fixed;
-        else return reduce_over_runtime_axes(c, nullptr, mode, nullptr);
+        else return reduce_over_runtime_axes(c, nullptr, mode, nullptr);  // needs x's dims (c.input)
     }
     if (axes.empty()) {
         if (c.attr_int("noop_with_empty_axes", 0)) return c.set_output(0, x);
@@ -314,6 +315,7 @@ void reduce(Importer& c, const char* mode) {
         for (auto it = axes.rbegin(); it != axes.rend(); ++it) shape.erase(shape.begin() + *it);
         if (!desc.empty()) y = c.emit("AxisAddRemove", {y}, {{"desc", desc}});
     }
+    if (x.runtime_shape) return set_runtime_output(c, 0, y, x.elem_type, shape);
     c.set_output_var(0, y, x.elem_type, shape);
 }
 

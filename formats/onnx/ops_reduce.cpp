@@ -46,7 +46,7 @@ std::optional<std::vector<int64_t>> reduced_axes(Importer& c, int64_t rank) {
 
 void reduce(Importer& c, const Reduction& r) {
     c.check_attrs({"axes", "keepdims", "noop_with_empty_axes"});
-    const Value& x = c.input(0);
+    const Value& x = c.runtime_input(0);  // Reduce takes dims only the run time knows too
     if (r.float_only) require_float(c, 0);
     else if (!is_float_type(x.elem_type) && !is_integer_type(x.elem_type))
         c.fail(fmt::format("{} of {} is not defined", c.node().op_type(), onnx_elem_name(x.elem_type)));
@@ -75,6 +75,7 @@ void reduce(Importer& c, const Reduction& r) {
     Shape shape = x.shape;
     for (int64_t a : *axes) shape[a] = 1;
     if (!c.attr_int("keepdims", 1)) y = drop_axes(c, y, *axes, shape);
+    if (x.runtime_shape) return set_runtime_output(c, 0, y, x.elem_type, shape);
     c.set_output_var(0, y, x.elem_type, shape);
 }
 

@@ -45,9 +45,40 @@ void flatten(Importer& c) {
     reshape_to(c, {element_count(outer), element_count(inner)});
 }
 
+// Reshape of a value whose dims only the run time knows to a constant target
+// (x[mask].view(-1, 4)): a 0 copies a dim known at import time; a −1 is
+// Reshape's unspecified axis, which MegEngine computes when it runs, as it checks
+// the element count then.
+void reshape_of_runtime_dims(Importer& c) {
+    const Value& x = c.runtime_input(0);
+    std::vector<int64_t> target = c.const_ints(1, "shape");
+    if (target.empty()) c.fail("shape is empty (a scalar); the input's dims are known only at run time");
+    const bool allow_zero = c.attr_int("allowzero", 0) != 0;
+    int64_t unspecified = -1;
+    for (size_t k = 0; k < target.size(); ++k) {
+        if (target[k] == 0 && !allow_zero) {
+            if (k >= x.shape.size() || x.shape[k] < 0)
+                c.fail(fmt::format("shape[{}] = 0 copies an axis whose dim is not known at import time", k));
+            target[k] = x.shape[k];
+        }
+        if (target[k] == -1) {
+            if (unspecified >= 0) c.fail("shape has more than one -1");
+            unspecified = static_cast<int64_t>(k);
+        } else if (target[k] <= 0) {
+            c.fail(fmt::format("shape[{}] = {} is invalid here (MegEngine holds no empty tensor)", k, target[k]));
+        }
+    }
+    if (unspecified < 0) return c.set_output_var(0, c.reshape(c.var(0), target), x.elem_type, target);
+    Shape with_one = target;
+    with_one[unspecified] = 1;
+    const ir::VarId y = c.emit("Reshape", {c.var(0), c.const_i32(with_one)}, {int_param("axis", unspecified)});
+    set_runtime_output(c, 0, y, x.elem_type, target);
+}
+
 void reshape(Importer& c) {
     c.check_attrs({"allowzero"});
     if (is_runtime_value(c, 1)) return reshape_to_runtime_shape(c);
+    if (c.runtime_input(0).runtime_shape) return reshape_of_runtime_dims(c);
     const Shape& in = c.input(0).shape;
     std::vector<int64_t> target = c.const_ints(1, "shape");
     const bool allow_zero = c.attr_int("allowzero", 0) != 0;
@@ -213,15 +244,19 @@ std::vector<int64_t> axes_of(Importer& c) {
 void squeeze(Importer& c) {
     c.check_attrs({"axes"});
     if (is_runtime_value(c, 1)) return squeeze_runtime_axes(c);
-    const Value& x = c.input(0);
+    // An input whose dims only the run time knows: the axes must be given, and
+    // AxisAddRemove checks, when it runs, that each unknown one is 1.
+    const Value& x = c.runtime_input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     std::vector<int64_t> axes = axes_of(c);
+    if (axes.empty() && x.runtime_shape)
+        c.fail("no axes, and the input's dims are known only at run time: which are 1 is not known");
     if (axes.empty())
         for (int64_t k = 0; k < rank; ++k)
             if (x.shape[k] == 1) axes.push_back(k);
     for (int64_t& a : axes) {
         a = normalize_axis(a, rank, c, "axis");
-        if (x.shape[a] != 1) c.fail(fmt::format("axis {} has size {}, not 1", a, x.shape[a]));
+        if (x.shape[a] != 1 && x.shape[a] >= 0) c.fail(fmt::format("axis {} has size {}, not 1", a, x.shape[a]));
     }
     std::sort(axes.begin(), axes.end());
     if (auto twice = std::adjacent_find(axes.begin(), axes.end()); twice != axes.end())
@@ -231,17 +266,21 @@ void squeeze(Importer& c) {
     if (axes.empty()) return c.set_output(0, x);
     Shape out = x.shape;
     for (auto it = axes.rbegin(); it != axes.rend(); ++it) out.erase(out.begin() + *it);
+    if (x.runtime_shape && out.empty())  // every axis 1 when it runs: a Reshape to [1] checks that
+        return set_runtime_output(c, 0, c.reshape(c.var(0), {1}), x.elem_type, out);
     if (x.is_const || out.empty()) return reshape_to(c, out);
     std::vector<ir::AxisDesc> desc;
     for (auto it = axes.rbegin(); it != axes.rend(); ++it)
         desc.push_back({ir::AxisDescMethod::REMOVE, static_cast<int32_t>(*it)});
-    c.set_output_var(0, c.emit("AxisAddRemove", {c.var(0)}, {{"desc", desc}}), x.elem_type, out);
+    const ir::VarId y = c.emit("AxisAddRemove", {c.var(0)}, {{"desc", desc}});
+    if (x.runtime_shape) return set_runtime_output(c, 0, y, x.elem_type, out);
+    c.set_output_var(0, y, x.elem_type, out);
 }
 
 void unsqueeze(Importer& c) {
     c.check_attrs({"axes"});
     if (is_runtime_value(c, 1)) return unsqueeze_runtime_axes(c);
-    const Value& x = c.input(0);
+    const Value& x = c.runtime_input(0);  // AxisAddRemove takes dims only the run time knows too
     std::vector<int64_t> axes = axes_of(c);
     const int64_t rank = static_cast<int64_t>(x.shape.size() + axes.size());
     for (int64_t& a : axes) a = normalize_axis(a, rank, c, "axis");
@@ -254,7 +293,9 @@ void unsqueeze(Importer& c) {
     if (x.is_const || x.shape.empty()) return reshape_to(c, out);
     std::vector<ir::AxisDesc> desc;
     for (int64_t a : axes) desc.push_back({ir::AxisDescMethod::ADD_1, static_cast<int32_t>(a)});
-    c.set_output_var(0, c.emit("AxisAddRemove", {c.var(0)}, {{"desc", desc}}), x.elem_type, out);
+    const ir::VarId y = c.emit("AxisAddRemove", {c.var(0)}, {{"desc", desc}});
+    if (x.runtime_shape) return set_runtime_output(c, 0, y, x.elem_type, out);
+    c.set_output_var(0, y, x.elem_type, out);
 }
 
 // The shape of a value whose dims only the run time knows: GetVarShape, sliced
