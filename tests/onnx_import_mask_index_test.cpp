@@ -10,6 +10,7 @@
 // ONNX TopK's order (ties to the lower index), worked by hand.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <optional>
 
 #include "onnx_test_model.h"
@@ -244,6 +245,62 @@ TEST(OnnxMaskIndex, RefusesWhatNeedsADimOnlyTheRunTimeKnows) {
     EXPECT_NE(reshape.find("node 'view' (Reshape): shape[0] = 0 copies an axis whose dim is not known at import time"),
               std::string::npos)
         << reshape;
+}
+
+// Slice #k of y = x[mask] ([count, 4]): starts, ends and axes as constants
+// (steps 1).
+void add_slice(OnnxModel& m, const std::string& out, std::vector<int64_t> starts, std::vector<int64_t> ends,
+               std::vector<int64_t> axes) {
+    const auto n = static_cast<int64_t>(starts.size());
+    m.initializer_i64(out + "_starts", {n}, starts);
+    m.initializer_i64(out + "_ends", {n}, ends);
+    m.initializer_i64(out + "_axes", {n}, axes);
+    m.node("Slice", {"y", out + "_starts", out + "_ends", out + "_axes"}, {out}, out);
+    m.output(out);
+}
+
+TEST(OnnxMaskIndex, SliceAndSplitTakeTheSelectionAlongAnyKnownAxisAndFromTheStartOfTheCount) {
+    OnnxModel m = mask_index_model({4, 4}, {4});
+    constexpr int64_t kToTheEnd = std::numeric_limits<int64_t>::max();  // torch's open end
+    add_slice(m, "xy", {0}, {2}, {1});              // y[:, :2]
+    add_slice(m, "tail", {1}, {kToTheEnd}, {0});    // y[1:]
+    add_slice(m, "head", {0, 1}, {2, 3}, {0, 1});   // y[:2, 1:3]
+    m.initializer_i64("halves", {2}, {2, 2});
+    set_attr(m.node("Split", {"y", "halves"}, {"lo", "hi"}, "split"), "axis", int64_t{1});
+    m.output("lo").output("hi");
+    const ir::Graph g = m.import();
+    expect_same_ops_after_round_trip(g);
+    // x[i] = [4i .. 4i+3], mask [1, 1, 0, 1]: y = rows 0, 1, 3.
+    D x;
+    for (int k = 0; k < 16; ++k) x.push_back(k);
+    auto out = evaluate(g, {{"x", x}, {"mask", {1, 1, 0, 1}}});
+    ASSERT_EQ(out.size(), 6u);
+    EXPECT_EQ(dims_of(out[1]), (U{3, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{0, 1, 4, 5, 12, 13}));
+    EXPECT_EQ(dims_of(out[2]), (U{2, 4}));
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{4, 5, 6, 7, 12, 13, 14, 15}));
+    EXPECT_EQ(engine::eval::to_doubles(out[3].value), (D{1, 2, 5, 6}));
+    EXPECT_EQ(engine::eval::to_doubles(out[4].value), (D{0, 1, 4, 5, 12, 13}));
+    EXPECT_EQ(engine::eval::to_doubles(out[5].value), (D{2, 3, 6, 7, 14, 15}));
+}
+
+TEST(OnnxMaskIndex, RefusesSlicesOfTheCountThatMegEngineWouldBoundOtherwiseAndSplittingIt) {
+    // y[-2:]: ONNX clamps a start before the axis to 0, MegEngine's Subtensor
+    // refuses it; not knowing the count, the importer cannot tell which.
+    OnnxModel last = mask_index_model({4, 4}, {4});
+    add_slice(last, "end", {-2}, {std::numeric_limits<int64_t>::max()}, {0});
+    const std::string slice = import_error(last);
+    EXPECT_NE(slice.find("node 'end' (Slice): axis 0 has a dim known only at run time: only steps of 1 with starts "
+                         "and ends from 0 on are supported there (got start -2"),
+              std::string::npos)
+        << slice;
+    OnnxModel rows = mask_index_model({4, 4}, {4});
+    rows.output("a").output("b");
+    rows.node("Split", {"y"}, {"a", "b"}, "split");
+    const std::string split = import_error(rows);
+    EXPECT_NE(split.find("node 'split' (Split): axis 0 (the split axis) has a dim known only at run time"),
+              std::string::npos)
+        << split;
 }
 
 }  // namespace

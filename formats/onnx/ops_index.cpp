@@ -43,9 +43,25 @@ Value pick(const Value& x, const std::vector<int64_t>& picks, Shape shape) {
     return bytes_const(x.elem_type, std::move(shape), bytes);
 }
 
+// One slice of an axis whose dim only the run time knows. MegEngine's Subtensor
+// (Slice::apply) wraps a negative bound once and refuses one still negative,
+// where ONNX clamps it to the axis; for a step of 1 and bounds from 0 on the two
+// agree (an end past the axis stops at its end), so only those are mapped; an
+// end past Int32 is omitted (to the end).
+AxisSlice runtime_axis_slice(Importer& c, int64_t axis, int64_t start, int64_t end, int64_t step) {
+    if (step != 1 || start < 0 || end < 0)
+        c.fail(fmt::format("axis {} has a dim known only at run time: only steps of 1 with starts and ends from 0 "
+                           "on are supported there (got start {}, end {}, step {})",
+                           axis, start, end, step));
+    if (start > std::numeric_limits<int32_t>::max())
+        c.fail(fmt::format("start {} of axis {} is past any dim MegEngine holds", start, axis));
+    return {axis, start, end > std::numeric_limits<int32_t>::max() ? -1 : end, step};
+}
+
 void slice(Importer& c) {
     c.check_attrs({"starts", "ends", "axes"});
-    const Value& x = c.input(0);
+    // Subtensor takes dims only the run time knows too (the rows a mask selected).
+    const Value& x = c.runtime_input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     std::vector<int64_t> starts, ends, axes, steps;
     if (c.opset() < 10) {
@@ -71,6 +87,10 @@ void slice(Importer& c) {
         // ONNX leaves a repeated axis undefined.
         if (sliced[a]) c.fail(fmt::format("axis {} is sliced twice", a));
         sliced[a] = true;
+        if (x.shape[a] < 0) {
+            slices.push_back(runtime_axis_slice(c, a, starts[k], ends[k], steps[k]));
+            continue;  // out[a] stays unknown
+        }
         AxisSlice s = clamp_slice(a, starts[k], ends[k], steps[k], x.shape[a]);
         out[a] = slice_len(s);
         slices.push_back(s);
@@ -93,7 +113,8 @@ void slice(Importer& c) {
     std::vector<ir::VarId> inputs{c.var(0)};
     std::vector<ir::IndexDescMaskItem> items;
     for (const AxisSlice& s : slices) {
-        if (s.begin == 0 && s.end == x.shape[s.axis] && s.step == 1) continue;  // the whole axis
+        // The whole axis (of a runtime dim: from 0 to the end, -1) needs no item.
+        if (s.begin == 0 && s.end == x.shape[s.axis] && s.step == 1) continue;
         ir::IndexDescMaskItem item{static_cast<int8_t>(s.axis), true, true, s.step != 1, false};
         inputs.push_back(c.const_i32({s.begin}));
         // A negative step's end of -1 means "before index 0", which only omitting end can say.
@@ -105,7 +126,9 @@ void slice(Importer& c) {
         items.push_back(item);
     }
     if (items.empty()) return c.set_output(0, x);
-    c.set_output_var(0, c.emit("Subtensor", inputs, {{"items", items}}), x.elem_type, out);
+    const ir::VarId y = c.emit("Subtensor", inputs, {{"items", items}});
+    if (x.runtime_shape) return set_runtime_output(c, 0, y, x.elem_type, out);
+    c.set_output_var(0, y, x.elem_type, out);
 }
 
 // Gather where the data's or the indices' dims are known only at run time (the

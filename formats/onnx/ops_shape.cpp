@@ -204,11 +204,14 @@ void concat(Importer& c) {
 // MegEngine's Split takes the part sizes as scalar inputs ("SPECIFY" mode).
 void split(Importer& c) {
     c.check_attrs({"axis", "split", "num_outputs"});
-    const Value& x = c.input(0);
+    // Split takes dims only the run time knows on the other axes (a selection's
+    // boxes split into coordinates); the split axis's dim must be known.
+    const Value& x = c.runtime_input(0);
     const int64_t axis =
         normalize_axis(c.attr_int("axis", 0), static_cast<int64_t>(x.shape.size()), c, "axis");
     std::vector<int64_t> sizes = c.attr_ints("split");
     if (is_runtime_value(c, 1)) return split_to_runtime_sizes(c, axis);
+    if (x.shape[axis] < 0) c.fail(fmt::format("axis {} (the split axis) has a dim known only at run time", axis));
     if (c.has_input(1)) sizes = c.const_ints(1, "split");
     const int64_t n = static_cast<int64_t>(c.output_count());
     if (sizes.empty()) {
@@ -228,8 +231,9 @@ void split(Importer& c) {
     for (int64_t k = 0; k < n; ++k) {
         Shape s = x.shape;
         s[axis] = sizes[k];
-        c.set_output_var(static_cast<size_t>(k), c.graph().output_var(o, static_cast<uint32_t>(k)),
-                         x.elem_type, s);
+        const ir::VarId part = c.graph().output_var(o, static_cast<uint32_t>(k));
+        if (x.runtime_shape) set_runtime_output(c, static_cast<size_t>(k), part, x.elem_type, s);
+        else c.set_output_var(static_cast<size_t>(k), part, x.elem_type, s);
     }
 }
 
