@@ -10,6 +10,7 @@
 // ONNX TopK's order (ties to the lower index), worked by hand.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -301,6 +302,51 @@ TEST(OnnxMaskIndex, RefusesSlicesOfTheCountThatMegEngineWouldBoundOtherwiseAndSp
     EXPECT_NE(split.find("node 'split' (Split): axis 0 (the split axis) has a dim known only at run time"),
               std::string::npos)
         << split;
+}
+
+// The selected rows through a Linear layer (Gemm), a MatMul and a Softmax.
+OnnxModel selection_products_model(std::vector<int64_t> bias_shape, std::vector<float> bias) {
+    OnnxModel m = mask_index_model({3, 2}, {3});
+    m.output("linear").output("product").output("soft");
+    m.initializer("w", {2, 2}, {1, 0, 1, 1});
+    m.initializer("bias", bias_shape, bias);
+    set_attr(m.node("Gemm", {"y", "w", "bias"}, {"linear"}, "fc"), "alpha", 2.0f);
+    m.node("MatMul", {"y", "w"}, {"product"}, "mm");
+    set_attr(m.node("Softmax", {"y"}, {"soft"}, "soft"), "axis", int64_t{-1});
+    return m;
+}
+
+TEST(OnnxMaskIndex, MatrixProductsAndSoftmaxTakeRowsOnlyTheRunTimeCounts) {
+    const ir::Graph g = selection_products_model({2}, {10, 20}).import();
+    expect_same_ops_after_round_trip(g);
+    // x = [[1, 2], [3, 4], [5, 6]], mask [1, 0, 1]: y = [[1, 2], [5, 6]]; y·w = [[3, 2], [11, 6]].
+    auto out = evaluate(g, {{"x", {1, 2, 3, 4, 5, 6}}, {"mask", {1, 0, 1}}});
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_EQ(dims_of(out[1]), (U{2, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{16, 24, 32, 32}));  // 2·y·w + [10, 20]
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{3, 2, 11, 6}));
+    // Each row [a, a + 1]: 1 / (1 + e), e / (1 + e).
+    const double lo = 1 / (1 + std::exp(1.0)), hi = 1 - lo;
+    expect_near_all(engine::eval::to_doubles(out[3].value), {lo, hi, lo, hi}, 1e-6);
+}
+
+TEST(OnnxMaskIndex, RefusesABiasOfOtherRowsAndAnOldSoftmaxOverSeveralAxes) {
+    const std::string bias = import_error(selection_products_model({2, 2}, {1, 2, 3, 4}));
+    EXPECT_NE(bias.find("node 'fc' (Gemm): C [2,2] must broadcast along A's rows, known only at run time: at most "
+                        "[1, N]"),
+              std::string::npos)
+        << bias;
+    OnnxModel old(11);  // Softmax-11 normalizes over every axis from `axis` on
+    old.input("x", {3, 2}).input("mask", {3}, OnnxType::BOOL).output("soft");
+    old.node("NonZero", {"mask"}, {"coords"});
+    old.node("Transpose", {"coords"}, {"tuples"});
+    old.node("GatherND", {"x", "tuples"}, {"y"});
+    set_attr(old.node("Softmax", {"y"}, {"soft"}, "soft"), "axis", int64_t{0});
+    const std::string soft = import_error(old);
+    EXPECT_NE(soft.find("node 'soft' (Softmax): opset 11 normalizes over axes 0 to 1 seen as one, and the input's "
+                        "dims are known only at run time"),
+              std::string::npos)
+        << soft;
 }
 
 }  // namespace

@@ -285,14 +285,16 @@ TEST(OnnxRuntimeValues, SplitTakesRuntimePartSizes) {
 // CumSum's axis, Pad's pads) are mapped too: tests/onnx_import_runtime_axes_test.cpp.
 
 TEST(OnnxRuntimeValues, AnOperatorNeedingARuntimeShapeAtImportTimeIsRefused) {
-    // MatMul's mapping reshapes by the shapes it knows at import time; the Reshape's
-    // are not known. (Elementwise operators take such an operand: ops_elementwise.cpp.)
+    // MatMul's mapping reshapes B by the shape it knows at import time; the Reshape's
+    // is not known. (An A whose rows only the run time knows is taken:
+    // onnx_import_mask_index_test.cpp. Elementwise operators take such an operand:
+    // ops_elementwise.cpp.)
     OnnxModel m;
     m.input("x", {2, 3}).input("shape", {2}, OnnxType::INT64).output("z");
     m.node("Reshape", {"x", "shape"}, {"y"});
-    m.node("MatMul", {"y", "y"}, {"z"}, "mm");
+    m.node("MatMul", {"x", "y"}, {"z"}, "mm");
     const std::string e = import_error(m);
-    EXPECT_NE(e.find("node 'mm' (MatMul): input #0 ('y') has a shape known only at run time"), std::string::npos) << e;
+    EXPECT_NE(e.find("node 'mm' (MatMul): input #1 ('y') has a shape known only at run time"), std::string::npos) << e;
 }
 
 TEST(OnnxRuntimeValues, AShapeOperandOfTheWrongRankIsRefused) {

@@ -17,11 +17,17 @@ namespace mgedump::formats::onnx_import {
 using P = onnx::TensorProto;
 
 SoftmaxView softmax_view(Importer& c) {
-    const Value& x = c.input(0);
+    // Dims only the run time knows are fine along one axis (opset 13's softmax,
+    // or the last axis before it); the 2-D view of older opsets needs them known.
+    const Value& x = c.runtime_input(0);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     if (rank == 0) c.fail("needs an input of rank ≥ 1");
     SoftmaxView view{c.var(0), x.shape, normalize_axis(c.attr_int("axis", c.opset() >= 13 ? -1 : 1), rank, c, "axis")};
     if (c.opset() < 13 && view.axis != rank - 1) {
+        if (x.runtime_shape)
+            c.fail(fmt::format("opset {} normalizes over axes {} to {} seen as one, and the input's dims are known "
+                               "only at run time",
+                               c.opset(), view.axis, rank - 1));
         int64_t outer = 1, inner = 1;
         for (int64_t d = 0; d < rank; ++d) (d < view.axis ? outer : inner) *= x.shape[d];
         view.shape = {outer, inner};

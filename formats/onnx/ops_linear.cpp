@@ -7,8 +7,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <optional>
+
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -24,8 +27,52 @@ ir::VarId as_shape(Importer& c, ir::VarId x, const Shape& from, const Shape& to)
     return from == to ? x : c.reshape(x, to);
 }
 
+// A matrix product whose A only the run time sizes (the rows a mask selected,
+// through a Linear layer): A a matrix with K known, B a constant-shaped matrix;
+// MatrixMul takes it as it is, the rows known when it runs. `bias` (Gemm's C,
+// times beta) must broadcast along the unknown rows: at most [1, N].
+void matrix_product_of_runtime_rows(Importer& c, bool ta, bool tb, float alpha,
+                                    std::optional<ir::VarId> bias) {
+    const Value& a = c.runtime_input(0);
+    if (a.shape.size() != 2)
+        c.fail(
+            fmt::format("A has rank {} and dims known only at run time: only a matrix (rank 2) is supported",
+                        a.shape.size()));
+    const Value& b = c.input(1);
+    if (b.shape.size() != 2)
+        c.fail(fmt::format("B has rank {}; with A's rows known only at run time, B must be a matrix",
+                           b.shape.size()));
+    const int64_t m = ta ? a.shape[1] : a.shape[0], k = ta ? a.shape[0] : a.shape[1];
+    const int64_t n = tb ? b.shape[0] : b.shape[1];
+    if (k < 0) c.fail("A's inner dimension (K) is known only at run time");
+    if ((tb ? b.shape[1] : b.shape[0]) != k) c.fail("A and B do not have matching inner dimensions");
+    ir::VarId y = c.emit("MatrixMul", {c.var(0), c.var(1)}, {{"transposeA", ta}, {"transposeB", tb}});
+    if (alpha != 1.0f) y = elemwise(c, "MUL", {y, scalar_as(c, alpha, a.elem_type)});
+    if (bias) y = elemwise(c, "ADD", {y, *bias});
+    set_runtime_output(c, 0, y, a.elem_type, Shape{m, n});
+}
+
 void gemm(Importer& c) {
     c.check_attrs({"alpha", "beta", "transA", "transB"});
+    if (c.runtime_input(0).runtime_shape) {
+        const float alpha = static_cast<float>(c.attr_float("alpha", 1.0)),
+                    beta = static_cast<float>(c.attr_float("beta", 1.0));
+        std::optional<ir::VarId> bias;
+        if (c.has_input(2) && beta != 0.0f) {
+            const Shape& cs = c.input(2).shape;
+            const Shape& bs = c.input(1).shape;
+            const int64_t n = bs.size() == 2 ? (c.attr_int("transB", 0) != 0 ? bs[0] : bs[1]) : -1;
+            if (cs.size() > 2 || (cs.size() == 2 && cs[0] != 1) ||
+                (!cs.empty() && cs.back() != 1 && cs.back() != n))
+                c.fail(fmt::format(
+                    "C [{}] must broadcast along A's rows, known only at run time: at most [1, N]",
+                    fmt::join(cs, ",")));
+            bias = c.var(2);
+            if (beta != 1.0f) bias = elemwise(c, "MUL", {*bias, scalar_as(c, beta, c.input(2).elem_type)});
+        }
+        return matrix_product_of_runtime_rows(c, c.attr_int("transA", 0) != 0, c.attr_int("transB", 0) != 0,
+                                              alpha, bias);
+    }
     const Value &a = c.input(0), &b = c.input(1);
     if (a.shape.size() != 2 || b.shape.size() != 2) c.fail("A and B must be matrices (rank 2)");
     const bool ta = c.attr_int("transA", 0) != 0, tb = c.attr_int("transB", 0) != 0;
@@ -50,6 +97,8 @@ void gemm(Importer& c) {
 
 void matmul(Importer& c) {
     c.check_attrs({});
+    if (c.runtime_input(0).runtime_shape)
+        return matrix_product_of_runtime_rows(c, false, false, 1.0f, std::nullopt);
     const Value &a = c.input(0), &b = c.input(1);
     if (a.shape.empty() || b.shape.empty()) c.fail("operands must have rank >= 1");
     // 1-D operands are promoted to matrices and the added axis dropped at the end.

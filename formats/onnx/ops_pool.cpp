@@ -327,12 +327,13 @@ void reduce_max(Importer& c) { reduce(c, "MAX"); }
 // over axis 1 of the input seen as 2-D (softmax_view).
 void softmax(Importer& c) {
     c.check_attrs({"axis"});
-    const Value& x = c.input(0);
+    const Value& x = c.runtime_input(0);  // softmax_view says which dims it needs known
     const SoftmaxView view = softmax_view(c);
     const ir::VarId v = view.var;
     const Shape& work = view.shape;
     const int64_t axis = view.axis;
     ir::VarId y = c.emit("Softmax", {v}, {int_param("axis", axis)});
+    if (x.runtime_shape) return set_runtime_output(c, 0, y, x.elem_type, x.shape);
     if (work != x.shape) y = c.reshape(y, x.shape);
     c.set_output_var(0, y, x.elem_type, x.shape);
 }

@@ -127,9 +127,10 @@ void arg_min(Importer& c) { arg_extreme(c, "Argmin"); }
 void log_softmax(Importer& c) {
     c.check_attrs({"axis"});
     require_float(c, 0);
-    const Value& x = c.input(0);
+    const Value& x = c.runtime_input(0);  // softmax_view says which dims it needs known
     const SoftmaxView view = softmax_view(c);
     ir::VarId y = log_softmax_over(c, view.var, view.axis);
+    if (x.runtime_shape) return set_runtime_output(c, 0, y, x.elem_type, x.shape);
     if (view.shape != x.shape) y = c.reshape(y, x.shape);
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
