@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include "onnx_test_model.h"
 
@@ -99,7 +100,22 @@ TEST(OnnxMaskIndex, ShapeOfRuntimeDimsReadsThemWhenTheGraphRunsAndTheKnownRankAt
     EXPECT_EQ(evaluate_values(rank, {{"x", {0, 7, 8, 9}}}), (D{2}));
 }
 
-TEST(OnnxMaskIndex, RefusesBatchDimsAndDataOfRuntimeDims) {
+TEST(OnnxMaskIndex, GatherNDOfDataWhoseDimsOnlyTheRunTimeKnows) {
+    // The coordinates gathered by their own tuples: coords[tuples[j]] for each j.
+    OnnxModel both(13);
+    both.input("mask", {2, 3}, OnnxType::BOOL).output("y", OnnxType::INT64);
+    both.node("NonZero", {"mask"}, {"coords"}, "nz");
+    both.node("Transpose", {"coords"}, {"tuples"}, "tr");
+    both.node("GatherND", {"coords", "tuples"}, {"y"}, "pick");
+    const ir::Graph g = both.import();
+    // mask [[0, 1, 1], [1, 0, 0]]: coords [[0, 0, 1], [1, 2, 0]], tuples (0, 1), (0, 2),
+    // (1, 0): coords[0][1] = 0, coords[0][2] = 1, coords[1][0] = 1.
+    auto out = evaluate(g, {{"mask", {0, 1, 1, 1, 0, 0}}});
+    EXPECT_EQ(dims_of(out[0]), (U{3}));
+    EXPECT_EQ(engine::eval::to_doubles(out[0].value), (D{0, 1, 1}));
+}
+
+TEST(OnnxMaskIndex, RefusesBatchDimsAndOneTupleOfDataWhoseDimsOnlyTheRunTimeKnows) {
     OnnxModel batched = mask_index_model({2, 3}, {2, 3});
     set_attr(*batched.proto().mutable_graph()->mutable_node(2), "batch_dims", int64_t{1});
     const std::string batch = import_error(batched);
@@ -107,17 +123,15 @@ TEST(OnnxMaskIndex, RefusesBatchDimsAndDataOfRuntimeDims) {
                          "not supported"),
               std::string::npos)
         << batch;
-    // The data's dims known only at run time too: GatherND by tuples of the
-    // coordinates themselves.
-    OnnxModel both(13);
-    both.input("mask", {2, 3}, OnnxType::BOOL).output("y", OnnxType::INT64);
-    both.node("NonZero", {"mask"}, {"coords"}, "nz");
-    both.node("Transpose", {"coords"}, {"tuples"}, "tr");
-    both.node("GatherND", {"coords", "tuples"}, {"y"}, "pick");
-    const std::string data = import_error(both);
-    EXPECT_NE(data.find("node 'pick' (GatherND): input #0 ('coords') has a shape known only at run time"),
+    OnnxModel one = mask_index_model({3, 2}, {3});
+    one.output("z");
+    one.initializer_i64("first", {1}, {0});
+    one.node("GatherND", {"y", "first"}, {"z"}, "first_row");
+    const std::string tuple = import_error(one);
+    EXPECT_NE(tuple.find("node 'first_row' (GatherND): indices of rank 1 (one tuple) with dims known only at run "
+                         "time are not supported"),
               std::string::npos)
-        << data;
+        << tuple;
 }
 
 // Detection post-processing on the selected scores: sel = s[s > 0.3] (1-D, its
@@ -347,6 +361,46 @@ TEST(OnnxMaskIndex, RefusesABiasOfOtherRowsAndAnOldSoftmaxOverSeveralAxes) {
                         "dims are known only at run time"),
               std::string::npos)
         << soft;
+}
+
+// A second mask over a selection: comparisons and logic of values whose dims only
+// the run time knows, NonZero of the 1-D result, and arithmetic that keeps the
+// dims it knows (the Sub's 2 columns, which the Gemm needs as its K).
+TEST(OnnxMaskIndex, ASecondMaskOverTheSelectionAndArithmeticThatKeepsTheKnownDims) {
+    OnnxModel m(13);
+    m.input("x", {5}).input("boxes", {5, 2});
+    m.output("s2").output("flags", OnnxType::BOOL).output("linear");
+    for (auto [name, v] : {std::pair{"c02", 0.2f}, {"c05", 0.5f}, {"c09", 0.9f}, {"c03", 0.3f}})
+        m.initializer(name, {}, {v});
+    m.node("Greater", {"x", "c02"}, {"keep"});
+    m.node("NonZero", {"keep"}, {"coords"});
+    m.node("Transpose", {"coords"}, {"tuples"});
+    m.node("GatherND", {"x", "tuples"}, {"s"});
+    m.node("GatherND", {"boxes", "tuples"}, {"b"});
+    m.node("Greater", {"s", "c05"}, {"above"});
+    m.node("Less", {"s", "c09"}, {"below"});
+    m.node("And", {"above", "below"}, {"again"}, "both");
+    m.node("NonZero", {"again"}, {"coords2"}, "second");
+    m.node("Transpose", {"coords2"}, {"tuples2"});
+    m.node("GatherND", {"s", "tuples2"}, {"s2"});
+    m.node("GatherND", {"b", "tuples2"}, {"b2"});
+    m.node("Greater", {"s", "c09"}, {"high"});
+    m.node("Equal", {"s", "c03"}, {"exact"});
+    m.node("Or", {"high", "exact"}, {"flags"});
+    m.initializer("origin", {2}, {1, 2});
+    m.node("Sub", {"b2", "origin"}, {"offset"});
+    m.initializer("w", {2, 1}, {1, 10});
+    m.node("Gemm", {"offset", "w"}, {"linear"}, "fc");
+    const ir::Graph g = m.import();
+    expect_same_ops_after_round_trip(g);
+    // x = [0.1, 0.6, 0.95, 0.7, 0.3]: s = [0.6, 0.95, 0.7, 0.3] (rows 1-4), again = [1, 0, 1, 0].
+    auto out = evaluate(g, {{"x", {0.1, 0.6, 0.95, 0.7, 0.3}}, {"boxes", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}});
+    ASSERT_EQ(out.size(), 3u);
+    expect_near_all(engine::eval::to_doubles(out[0].value), {0.6, 0.7}, 1e-7);
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{0, 1, 0, 1}));  // s > 0.9 or s == 0.3
+    // b2 = rows 1 and 3 = [[2, 3], [6, 7]], less [1, 2]: [[1, 1], [5, 5]], times [1, 10].
+    EXPECT_EQ(dims_of(out[2]), (U{2, 1}));
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{11, 55}));
 }
 
 }  // namespace

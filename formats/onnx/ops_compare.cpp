@@ -13,6 +13,7 @@
 
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
+#include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
 namespace mgedump::formats::onnx_import {
@@ -66,10 +67,11 @@ bool fold(Importer& c, size_t count, int32_t out_type, const std::function<int64
 }
 
 void same_types(Importer& c, size_t count) {
+    const int32_t first = c.runtime_input(0).elem_type;  // the types only: any shapes may follow
     for (size_t i = 1; i < count; ++i)
-        if (c.input(i).elem_type != c.input(0).elem_type)
+        if (c.runtime_input(i).elem_type != first)
             c.fail(fmt::format("input #{} is {}, input #0 is {}; the operator takes one type", i,
-                               onnx_elem_name(c.input(i).elem_type), onnx_elem_name(c.input(0).elem_type)));
+                               onnx_elem_name(c.runtime_input(i).elem_type), onnx_elem_name(first)));
 }
 
 // a op b as Bool, op one of EQ / LT / LEQ; `swap` computes b op a (Greater = LT
@@ -84,6 +86,11 @@ void compare(Importer& c) {
         const int64_t x = a[l], y = a[r];
         return mode == "EQ" ? x == y : mode == "LT" ? x < y : x <= y;
     };
+    // ElemwiseMultiType broadcasts as numpy when it runs, so operands whose dims
+    // only the run time knows (scores a mask selected) compare too.
+    if (any_runtime_shape(c, 2))
+        return set_runtime_output(c, 0, bool_elemwise(c, kMode, {c.var(l), c.var(r)}), P::BOOL,
+                                  broadcast_runtime_dims(c, 2));
     if (fold(c, 2, P::BOOL, op)) return;
     const Shape out = broadcast_inputs(c, 0, 2);
     c.set_output_var(0, bool_elemwise(c, kMode, {c.var(l), c.var(r)}), P::BOOL, out);
@@ -95,14 +102,17 @@ template <const char* kMode>
 void logic(Importer& c) {
     c.check_attrs({});
     for (size_t i = 0; i < 2; ++i)
-        if (c.input(i).elem_type != P::BOOL)
-            c.fail(fmt::format("input #{} is {}; {} takes BOOL", i, onnx_elem_name(c.input(i).elem_type),
+        if (c.runtime_input(i).elem_type != P::BOOL)
+            c.fail(fmt::format("input #{} is {}; {} takes BOOL", i, onnx_elem_name(c.runtime_input(i).elem_type),
                                c.node().op_type()));
     const std::string_view mode = kMode;
     auto op = [&](const int64_t* a) -> int64_t {
         const bool x = a[0] != 0, y = a[1] != 0;
         return mode == "AND" ? x && y : mode == "OR" ? x || y : x != y;
     };
+    if (any_runtime_shape(c, 2))  // Elemwise broadcasts when it runs
+        return set_runtime_output(c, 0, elemwise(c, kMode, {c.var(0), c.var(1)}), P::BOOL,
+                                  broadcast_runtime_dims(c, 2));
     if (fold(c, 2, P::BOOL, op)) return;
     const Shape out = broadcast_inputs(c, 0, 2);
     c.set_output_var(0, elemwise(c, kMode, {c.var(0), c.var(1)}), P::BOOL, out);

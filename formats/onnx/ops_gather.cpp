@@ -395,11 +395,12 @@ NdIndexing nd_indexing(Importer& c, size_t idx_input, int64_t batch_dims) {
 }
 
 // GatherND by indices whose count only the run time knows (NonZero's coordinates
-// transposed, as torch exports x[mask]): one index var per tuple component (a
+// transposed, as torch exports x[mask]), or of data whose dims only the run time
+// knows (a mask over a selection): one index var per tuple component (a
 // Subtensor of the indices' last axis, which must be known), of the indices'
 // leading dims; MegEngine's indexing gives those dims, then the data's rest.
-void gather_nd_by_runtime_indices(Importer& c) {
-    const Value& x = c.input(0);
+void gather_nd_of_runtime_dims(Importer& c) {
+    const Value& x = c.runtime_input(0);
     const Value& ind = c.runtime_input(1);
     check_int_indices(c, 1);
     if (c.attr_int("batch_dims", 0) != 0)
@@ -409,7 +410,9 @@ void gather_nd_by_runtime_indices(Importer& c) {
     if (m < 0) c.fail("the indices' last dim (the index tuple length) is known only at run time; it must be known");
     if (m < 1 || static_cast<size_t>(m) > r)
         c.fail(fmt::format("index tuples of length {} do not fit data of rank {}", m, r));
-    if (q < 2) c.fail("indices of rank 1 have a known shape; a runtime shape needs a leading axis");
+    if (q < 2)
+        c.fail("indices of rank 1 (one tuple) with dims known only at run time are not supported: MegEngine's "
+               "indexing keeps an axis for it that ONNX drops");
     std::vector<ir::VarId> inputs{c.var(0)};
     std::vector<ir::IndexDescMaskItem> items;
     for (int64_t j = 0; j < m; ++j) {
@@ -424,7 +427,7 @@ void gather_nd_by_runtime_indices(Importer& c) {
 
 void gather_nd(Importer& c) {
     c.check_attrs({"batch_dims"});
-    if (c.runtime_input(1).runtime_shape) return gather_nd_by_runtime_indices(c);
+    if (any_runtime_shape(c, 2)) return gather_nd_of_runtime_dims(c);
     const Value& x = c.input(0);
     NdIndexing nd = nd_indexing(c, 1, c.attr_int("batch_dims", 0));
     std::vector<ir::VarId> inputs{c.var(0)};

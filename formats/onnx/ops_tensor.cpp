@@ -207,12 +207,17 @@ void eye_like(Importer& c) {
 // order, as Int32, their count known only when it runs. Coordinate a of each is
 // FLOOR_DIV by the stride of axis a, MOD its dim (exact: non-negative Int32);
 // the rows, each given a leading unit axis, are concatenated into (rank, count).
+// A 1-D input whose length only the run time knows (a second mask over a
+// selection) needs no stride: its flat positions are its coordinates.
 void runtime_non_zero(Importer& c) {
-    const Value& x = c.input(0);
-    if (any_runtime_shape(c, 1)) c.fail("an input whose shape is known only at run time is not supported");
+    const Value& x = c.runtime_input(0);
+    if (x.runtime_shape && x.shape.size() != 1)
+        c.fail(fmt::format("an input of rank {} with dims known only at run time is not supported (rank 1 is: "
+                           "the coordinates of more axes need their strides)",
+                           x.shape.size()));
     const Shape shape = x.shape.empty() ? Shape{1} : x.shape;
     // An empty axis would make a zero stride, a divisor below.
-    if (element_count(shape) == 0)
+    if (!x.runtime_shape && element_count(shape) == 0)
         c.fail(fmt::format("the input [{}] has no elements: MegEngine holds no empty tensor", fmt::join(shape, ",")));
     ir::VarId flat = c.var(0);
     if (shape.size() != 1) flat = c.reshape(flat, {element_count(shape)});
@@ -242,8 +247,8 @@ void runtime_non_zero(Importer& c) {
 // anything else's at run time (runtime_non_zero).
 void non_zero(Importer& c) {
     c.check_attrs({});
+    if (!c.runtime_input(0).is_const) return runtime_non_zero(c);
     const Value& x = c.input(0);
-    if (!x.is_const) return runtime_non_zero(c);
     auto values = decode_floats(x);
     if (!values) c.fail(fmt::format("element type {} is not supported", onnx_elem_name(x.elem_type)));
     const Shape shape = x.shape.empty() ? Shape{1} : x.shape;

@@ -87,22 +87,38 @@ bool any_runtime_shape(const Importer& c, size_t count) {
     return false;
 }
 
+Shape broadcast_runtime_dims(const Importer& c, size_t count) {
+    size_t rank = 0;
+    for (size_t i = 0; i < count; ++i) rank = std::max(rank, c.runtime_input(i).shape.size());
+    Shape out(rank, 1);
+    for (size_t d = 0; d < rank; ++d) {
+        bool unknown = false;
+        for (size_t i = 0; i < count; ++i) {
+            const Shape& s = c.runtime_input(i).shape;
+            if (d + s.size() < rank) continue;  // s has no axis here (right-aligned)
+            const int64_t dim = s[d + s.size() - rank];
+            if (dim < 0) unknown = true;
+            else if (dim != 1) out[d] = dim;
+        }
+        if (unknown && out[d] == 1) out[d] = -1;
+    }
+    return out;
+}
+
 void elemwise_of_runtime_shapes(Importer& c, std::string_view mode, size_t count, bool float_only) {
     const int32_t elem = c.runtime_input(0).elem_type;
     if (float_only && elem != P::FLOAT && elem != P::FLOAT16 && elem != P::DOUBLE && elem != P::BFLOAT16)
         c.fail(fmt::format("input #0 is {}; this operator takes floats", onnx_elem_name(elem)));
     std::vector<ir::VarId> inputs;
-    size_t rank = 0;
     for (size_t i = 0; i < count; ++i) {
         const Value& v = c.runtime_input(i);
         if (v.elem_type != elem)
             c.fail(fmt::format("inputs #0 and #{} are {} and {}; the operator takes one type", i,
                                onnx_elem_name(elem), onnx_elem_name(v.elem_type)));
-        rank = std::max(rank, v.shape.size());
         inputs.push_back(c.var(i));
     }
     ir::VarId y = c.emit("Elemwise", std::move(inputs), {{"mode", std::string(mode)}});
-    set_runtime_output(c, 0, y, elem, rank);
+    set_runtime_output(c, 0, y, elem, broadcast_runtime_dims(c, count));
 }
 
 }  // namespace mgedump::formats::onnx_import

@@ -51,6 +51,10 @@ void set_runtime_output(Importer& c, size_t i, ir::VarId var, int32_t elem_type,
 
 // Whether one of inputs #0..count−1 has a shape known only at run time.
 bool any_runtime_shape(const Importer& c, size_t count);
+// The dims numpy's broadcasting gives inputs #0..count−1 (right-aligned) where
+// the import knows them: a dim other than 1 wins (the run time checks the
+// others match it or are 1), all 1 is 1, else −1.
+Shape broadcast_runtime_dims(const Importer& c, size_t count);
 // Output #0 = Elemwise `mode` of inputs #0..count−1 (of one element type), one of
 // which has a shape known only at run time: MegEngine's Elemwise broadcasts as
 // numpy does (right-aligned, a 1 stretched; other pairs refused) when it executes,
