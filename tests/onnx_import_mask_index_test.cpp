@@ -403,5 +403,40 @@ TEST(OnnxMaskIndex, ASecondMaskOverTheSelectionAndArithmeticThatKeepsTheKnownDim
     EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{11, 55}));
 }
 
+TEST(OnnxMaskIndex, ClipAndArgExtremesTakeTheSelection) {
+    OnnxModel m = mask_index_model({3, 3}, {3});
+    m.output("clipped").output("best", OnnxType::INT64).output("worst", OnnxType::INT64);
+    m.initializer("lo", {}, {2});
+    m.initializer("hi", {}, {6});
+    m.node("Clip", {"y", "lo", "hi"}, {"clipped"}, "clip");
+    auto& best = m.node("ArgMax", {"y"}, {"best"}, "best");
+    set_attr(best, "axis", int64_t{1});
+    set_attr(best, "keepdims", int64_t{0});
+    set_attr(m.node("ArgMin", {"y"}, {"worst"}, "worst"), "axis", int64_t{1});
+    const ir::Graph g = m.import();
+    expect_same_ops_after_round_trip(g);
+    // x = [[1, 5, 3], [0, 0, 0], [7, 2, 9]], mask [1, 0, 1]: y = [[1, 5, 3], [7, 2, 9]].
+    auto out = evaluate(g, {{"x", {1, 5, 3, 0, 0, 0, 7, 2, 9}}, {"mask", {1, 0, 1}}});
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{2, 5, 3, 6, 2, 6}));
+    EXPECT_EQ(dims_of(out[2]), (U{2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{1, 2}));
+    EXPECT_EQ(dims_of(out[3]), (U{2, 1}));
+    EXPECT_EQ(engine::eval::to_doubles(out[3].value), (D{0, 1}));
+}
+
+TEST(OnnxMaskIndex, RefusesTheLastIndexAlongTheCount) {
+    // select_last_index reverses the axis and counts from its end, which needs its dim.
+    OnnxModel m = mask_index_model({3, 3}, {3});
+    m.output("last", OnnxType::INT64);
+    auto& n = m.node("ArgMax", {"y"}, {"last"}, "last");
+    set_attr(n, "axis", int64_t{0});
+    set_attr(n, "select_last_index", int64_t{1});
+    const std::string e = import_error(m);
+    EXPECT_NE(e.find("node 'last' (ArgMax): select_last_index along axis 0, whose dim is known only at run time"),
+              std::string::npos)
+        << e;
+}
+
 }  // namespace
 }  // namespace mgedump::test

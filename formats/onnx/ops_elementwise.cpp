@@ -182,7 +182,7 @@ constexpr char kRelu[] = "RELU", kSigmoid[] = "SIGMOID", kTanh[] = "TANH", kExp[
 void clip(Importer& c) {
     c.check_attrs({"min", "max"});
     if (is_runtime_value(c, 1) || is_runtime_value(c, 2)) return clip_to_runtime_bounds(c);
-    const Value& x = c.input(0);
+    const Value& x = c.runtime_input(0);  // Elemwise takes dims only the run time knows (boxes clamped)
     std::optional<double> lo, hi;
     if (c.has_attr("min")) lo = c.attr_float("min", 0);
     if (c.has_attr("max")) hi = c.attr_float("max", 0);
@@ -222,6 +222,7 @@ void clip(Importer& c) {
         c.set_output(0, x);
         return;
     }
+    if (x.runtime_shape) return set_runtime_output(c, 0, y, x.elem_type, x.shape);
     c.set_output_var(0, y, x.elem_type, x.shape);
 }
 

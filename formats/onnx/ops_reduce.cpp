@@ -98,13 +98,15 @@ constexpr Reduction kSumSquare{nullptr, "SUM_SQR", nullptr, false};
 // step −1), counted from the end: n − 1 − i.
 void arg_extreme(Importer& c, const char* op) {
     c.check_attrs({"axis", "keepdims", "select_last_index"});
-    const Value& x = c.input(0);
+    const Value& x = c.runtime_input(0);  // Argmax takes dims only the run time knows (a selection's labels)
     if (!is_float_type(x.elem_type) && !is_integer_type(x.elem_type))
         c.fail(fmt::format("{} of {} is not defined", c.node().op_type(), onnx_elem_name(x.elem_type)));
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     if (rank == 0) c.fail("needs an input of rank ≥ 1");
     const int64_t axis = normalize_axis(c.attr_int("axis", 0), rank, c, "axis");
     const bool last = c.attr_int("select_last_index", 0) != 0;
+    if (last && x.shape[axis] < 0)
+        c.fail(fmt::format("select_last_index along axis {}, whose dim is known only at run time", axis));
     ir::VarId in = c.var(0);
     if (last) {
         ir::IndexDescMaskItem item{static_cast<int8_t>(axis), false, false, true, false};
@@ -115,6 +117,7 @@ void arg_extreme(Importer& c, const char* op) {
     Shape shape = x.shape;
     shape[axis] = 1;
     if (!c.attr_int("keepdims", 1)) y = drop_axes(c, y, {axis}, shape);
+    if (x.runtime_shape) return set_runtime_output(c, 0, y, P::INT64, shape);
     c.set_output_var(0, y, P::INT64, shape);
 }
 
