@@ -438,5 +438,25 @@ TEST(OnnxMaskIndex, RefusesTheLastIndexAlongTheCount) {
         << e;
 }
 
+TEST(OnnxMaskIndex, WhereBroadcastsItsOperandsToTheShapeTheRunTimeComputes) {
+    OnnxModel m = mask_index_model({3, 2}, {3});
+    m.output("kept").output("marked");
+    m.initializer("two", {}, {2});
+    m.initializer("zero", {}, {0});
+    m.initializer("mark", {2}, {-1, -2});
+    m.node("Greater", {"y", "two"}, {"big"});
+    m.node("Where", {"big", "y", "zero"}, {"kept"}, "keep");
+    m.node("Where", {"big", "mark", "y"}, {"marked"}, "mark");
+    const ir::Graph g = m.import();
+    expect_same_ops_after_round_trip(g);
+    // x = [[1, 2], [3, 4], [5, 6]], mask [1, 0, 1]: y = [[1, 2], [5, 6]], y > 2 = [[0, 0], [1, 1]].
+    auto out = evaluate(g, {{"x", {1, 2, 3, 4, 5, 6}}, {"mask", {1, 0, 1}}});
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(dims_of(out[1]), (U{2, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{0, 0, 5, 6}));
+    EXPECT_EQ(dims_of(out[2]), (U{2, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{1, 2, -1, -2}));
+}
+
 }  // namespace
 }  // namespace mgedump::test

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -120,13 +121,36 @@ void logic(Importer& c) {
 
 constexpr char kAnd[] = "AND", kOr[] = "OR", kXor[] = "XOR";
 
+// Where over operands some of whose dims only the run time knows. MegEngine's
+// Where does not broadcast, so each operand is Broadcast to the output shape,
+// computed when it runs as numpy's: per axis (right-aligned, a missing axis 1)
+// the MAX of the operands' dims, which is the broadcast dim whenever each is 1
+// or that dim (the Broadcast refuses anything else when it runs).
+void where_of_runtime_dims(Importer& c) {
+    const Shape dims = broadcast_runtime_dims(c, 3);
+    const size_t rank = std::max<size_t>(1, dims.size());  // MegEngine's vars have at least one axis
+    std::optional<ir::VarId> target;
+    for (size_t i = 0; i < 3; ++i) {
+        const Value& v = c.runtime_input(i);
+        ir::VarId s = v.runtime_shape ? c.emit("GetVarShape", {c.var(i)})
+                                      : c.const_i32(v.shape.empty() ? Shape{1} : v.shape);
+        const size_t r = std::max<size_t>(1, v.shape.size());
+        if (r < rank) s = concat(c, {c.const_i32(Shape(rank - r, 1)), s}, 0);
+        target = target ? int_op(c, "MAX", {*target, s}) : s;
+    }
+    std::vector<ir::VarId> in;
+    for (size_t i = 0; i < 3; ++i) in.push_back(c.emit("Broadcast", {c.var(i), *target}));
+    set_runtime_output(c, 0, c.emit("Where", in), c.runtime_input(1).elem_type, dims);
+}
+
 void where(Importer& c) {
     c.check_attrs({});
-    if (c.input(0).elem_type != P::BOOL)
-        c.fail(fmt::format("condition is {}, must be BOOL", onnx_elem_name(c.input(0).elem_type)));
-    if (c.input(1).elem_type != c.input(2).elem_type)
-        c.fail(fmt::format("X is {} and Y is {}; Where takes one type", onnx_elem_name(c.input(1).elem_type),
-                           onnx_elem_name(c.input(2).elem_type)));
+    if (c.runtime_input(0).elem_type != P::BOOL)
+        c.fail(fmt::format("condition is {}, must be BOOL", onnx_elem_name(c.runtime_input(0).elem_type)));
+    if (c.runtime_input(1).elem_type != c.runtime_input(2).elem_type)
+        c.fail(fmt::format("X is {} and Y is {}; Where takes one type", onnx_elem_name(c.runtime_input(1).elem_type),
+                           onnx_elem_name(c.runtime_input(2).elem_type)));
+    if (any_runtime_shape(c, 3)) return where_of_runtime_dims(c);
     const int32_t t = c.input(1).elem_type;
     // Folded for the INT64 (shape values) and BOOL constants the fold can hold.
     if ((t == P::INT64 || t == P::BOOL) &&
