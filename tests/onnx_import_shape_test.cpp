@@ -85,6 +85,22 @@ TEST(OnnxShape, SplitTakesThePartSizesAsInputs) {
     expect_round_trip(g);
 }
 
+TEST(OnnxShape, SplitRefusesAPartOutsideTheAxisBeforeAddingThem) {
+    // -1 + 7 = 6 would pass a check of the sum alone; two parts near 2^62 each would
+    // overflow it (fuzz_onnx's finding).
+    for (const std::vector<int64_t>& parts :
+         {std::vector<int64_t>{-1, 7}, std::vector<int64_t>{int64_t{1} << 62, int64_t{1} << 62}}) {
+        OnnxModel m;
+        m.input("x", {2, 6}).output("a").output("b");
+        m.initializer_i64("parts", {2}, parts);
+        set_attr(m.node("Split", {"x", "parts"}, {"a", "b"}, "split"), "axis", int64_t{1});
+        const std::string e = import_error(m);
+        EXPECT_NE(e.find(fmt::format("node 'split' (Split): split size {} is out of range for axis 1 of 6", parts[0])),
+                  std::string::npos)
+            << e;
+    }
+}
+
 TEST(OnnxShape, SqueezeAndUnsqueezeAreAxisAddRemove) {
     OnnxModel m;
     m.input("x", {2, 1, 3}).output("y");

@@ -221,8 +221,15 @@ void split(Importer& c) {
     }
     if (static_cast<int64_t>(sizes.size()) != n)
         c.fail(fmt::format("{} split sizes for {} outputs", sizes.size(), n));
+    // Each part checked before it is added: sizes past the axis summed past int64
+    // (fuzz_onnx found the overflow; kept as tests/fuzz/regressions/fuzz_onnx/
+    // split-sizes-past-int64).
     int64_t total = 0;
-    for (int64_t s : sizes) total += s;
+    for (int64_t s : sizes) {
+        if (s < 0 || s > x.shape[axis])
+            c.fail(fmt::format("split size {} is out of range for axis {} of {}", s, axis, x.shape[axis]));
+        total += s;
+    }
     if (total != x.shape[axis])
         c.fail(fmt::format("split sizes add up to {}, axis {} has {}", total, axis, x.shape[axis]));
     std::vector<ir::VarId> inputs{c.var(0)};
