@@ -260,6 +260,15 @@ TEST(OnnxMaskIndex, RefusesWhatNeedsADimOnlyTheRunTimeKnows) {
     EXPECT_NE(reshape.find("node 'view' (Reshape): shape[0] = 0 copies an axis whose dim is not known at import time"),
               std::string::npos)
         << reshape;
+    // y's 4 columns are known, and 3 never broadcasts with them.
+    OnnxModel wide = mask_index_model({3, 4}, {3});
+    wide.output("z");
+    wide.initializer("three", {3}, {1, 2, 3});
+    wide.node("Sub", {"y", "three"}, {"z"}, "sub");
+    const std::string sub = import_error(wide);
+    EXPECT_NE(sub.find("node 'sub' (Sub): input #1 has 3 where another input has 4: they do not broadcast"),
+              std::string::npos)
+        << sub;
 }
 
 // Slice #k of y = x[mask] ([count, 4]): starts, ends and axes as constants

@@ -4,6 +4,8 @@
 // (onnx/backend/test/case/node/maxpool.py), worked by hand.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "onnx_test_model.h"
 
 namespace mgedump::test {
@@ -66,6 +68,21 @@ TEST(OnnxMaxPoolIndices, PaddedWindowsNeverPickThePadding) {
     const double inf = std::numeric_limits<double>::infinity();
     const auto neg = evaluate(pool_model(1, 0, {2, 2, 2, 2}).import(), {{"x", D(25, -inf)}});
     for (double i : engine::eval::to_doubles(neg.at(1).value)) EXPECT_TRUE(i >= 0 && i < 25) << i;
+}
+
+TEST(OnnxMaxPoolIndices, AWindowOfMoreThan256OffsetsIsRefused) {
+    // One round per offset: 16×17 = 272 would be 272 rounds (fuzz_onnx's 28×37 made
+    // 6,575 operators); 16×16 = 256 is the largest taken.
+    for (auto [kernel, refused] : {std::pair{std::vector<int64_t>{16, 17}, true}, {{16, 16}, false}}) {
+        OnnxModel m(12);
+        m.input("x", {1, 1, 20, 20}).output("y").output("z", OnnxType::INT64);
+        set_attr(m.node("MaxPool", {"x"}, {"y", "z"}, "pool"), "kernel_shape", kernel);
+        if (refused)
+            EXPECT_EQ(import_error(m), "test.onnx: node 'pool' (MaxPool): MaxPool with the Indices output (#1): a "
+                                       "window of [16,17] is unrolled one round per offset, up to 256 offsets");
+        else
+            EXPECT_EQ(count_ops(m.import(), "Subtensor"), 256u);
+    }
 }
 
 TEST(OnnxMaxPoolIndices, CeilModeIsRefused) {

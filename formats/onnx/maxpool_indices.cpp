@@ -10,6 +10,7 @@
 #include "formats/onnx/maxpool_indices.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
@@ -26,6 +27,13 @@ namespace {
 
 using P = onnx::TensorProto;
 
+// One round (a Subtensor, four Elemwise and a constant of the output's positions)
+// per window offset, so the offsets are bounded: a 28×37 window of a 220-byte
+// model made 6,575 operators and 16 MB of constants (fuzz_onnx). Real argmax
+// pooling windows are 2×2 to 3×3×3. (Kept as tests/fuzz/regressions/fuzz_onnx/
+// maxpool-indices-of-a-large-window.)
+constexpr int64_t kMaxWindowOffsets = 256;
+
 }  // namespace
 
 void max_pool_with_indices(Importer& c) {
@@ -37,6 +45,14 @@ void max_pool_with_indices(Importer& c) {
     const Window w = read_window(c, x.shape, c.attr_ints("kernel_shape"));
     const size_t n = w.dims();
     if (column_major && n != 2) c.fail("storage_order=1 is defined for 2-D pooling only");
+    int64_t offsets = 1;
+    for (size_t k = 0; k < n; ++k) {
+        offsets *= w.kernel[k];
+        if (offsets > kMaxWindowOffsets)
+            c.fail(fmt::format("MaxPool with the Indices output (#1): a window of [{}] is unrolled one round per "
+                               "offset, up to {} offsets",
+                               fmt::join(w.kernel, ","), kMaxWindowOffsets));
+    }
     Shape out{x.shape[0], x.shape[1]};
     for (size_t k = 0; k < n; ++k) {
         const int64_t span = w.dilations[k] * (w.kernel[k] - 1) + 1;

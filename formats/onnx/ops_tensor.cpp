@@ -381,20 +381,10 @@ ir::VarId order_reversed(Importer& c, ir::VarId x, int32_t elem_type) {
     return elemwise(c, "SUB", {scalar_as(c, is_unsigned_type(elem_type) ? top : -1, elem_type), x});
 }
 
-// MegEngine's TopK works along the last axis of a matrix and takes the smallest k
-// for k > 0, the largest for k < 0: the axis is moved last (Dimshuffle), the rest
-// folded into rows (Reshape), and both back. Values come sorted (ONNX leaves the
-// order to the implementation when sorted = 0).
-//
-// Of equal values, ONNX puts the one with the lower index first (TopK-11), as
-// MegEngine's smallest k do (its naive kernel sorts (value, index) pairs); its
-// largest k sort the pairs descending, the higher index first. So the largest k
-// are taken as the smallest k of x with its order reversed (order_reversed), and
-// their values mapped back.
 // TopK of a 1-D value whose length only the run time knows (the scores a mask
 // selected, as detection post-processing ranks them): one row (a unit axis in
-// front), its K a constant or a runtime value, and the row axis removed from
-// both outputs. K past the length fails when the graph runs (MegEngine's TopK
+// front), its K a constant or a runtime value (the largest taken as top_k below
+// takes them, by order_reversed), and the row axis removed from both outputs. K past the length fails when the graph runs (MegEngine's TopK
 // checks it), as ONNX's reference does.
 void top_k_of_runtime_length(Importer& c) {
     const Value& x = c.runtime_input(0);
@@ -423,6 +413,16 @@ void top_k_of_runtime_length(Importer& c) {
     }
 }
 
+// MegEngine's TopK works along the last axis of a matrix and takes the smallest k
+// for k > 0, the largest for k < 0: the axis is moved last (Dimshuffle), the rest
+// folded into rows (Reshape), and both back. Values come sorted (ONNX leaves the
+// order to the implementation when sorted = 0).
+//
+// Of equal values, ONNX puts the one with the lower index first (TopK-11), as
+// MegEngine's smallest k do (its naive kernel sorts (value, index) pairs); its
+// largest k sort the pairs descending, the higher index first. So the largest k
+// are taken as the smallest k of x with its order reversed (order_reversed), and
+// their values mapped back.
 void top_k(Importer& c) {
     c.check_attrs({"axis", "largest", "sorted", "k"});
     if (c.runtime_input(0).runtime_shape) return top_k_of_runtime_length(c);

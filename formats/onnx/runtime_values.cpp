@@ -97,8 +97,14 @@ Shape broadcast_runtime_dims(const Importer& c, size_t count) {
             const Shape& s = c.runtime_input(i).shape;
             if (d + s.size() < rank) continue;  // s has no axis here (right-aligned)
             const int64_t dim = s[d + s.size() - rank];
-            if (dim < 0) unknown = true;
-            else if (dim != 1) out[d] = dim;
+            if (dim < 0) {
+                unknown = true;
+            } else if (dim != 1) {
+                if (out[d] != 1 && out[d] != dim)
+                    c.fail(fmt::format("input #{} has {} where another input has {}: they do not broadcast", i, dim,
+                                       out[d]));
+                out[d] = dim;
+            }
         }
         if (unknown && out[d] == 1) out[d] = -1;
     }
