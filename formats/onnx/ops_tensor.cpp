@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -381,6 +382,24 @@ ir::VarId order_reversed(Importer& c, ir::VarId x, int32_t elem_type) {
     return elemwise(c, "SUB", {scalar_as(c, is_unsigned_type(elem_type) ? top : -1, elem_type), x});
 }
 
+// MegEngine's TopK of `rows` (a matrix, the sorted axis last) by K: the constant
+// `k`, or input #1 when `runtime_k`; the largest taken as the smallest of the
+// order reversed, and their values mapped back (top_k below says why). Both
+// outputs: values, indices.
+std::array<ir::VarId, 2> top_k_of_rows(Importer& c, ir::VarId rows, int32_t elem_type, bool largest, bool runtime_k,
+                                       int64_t k) {
+    if (largest) rows = order_reversed(c, rows, elem_type);
+    ir::VarId kv = c.const_i32({k});
+    if (runtime_k) {
+        operand_length(c, 1, "K", 1);
+        kv = int32_var(c, 1, "K");
+    }
+    ir::OprId o = c.emit_opr("TopK", {rows, kv}, {{"mode", "VALUE_IDX_SORTED"}}, 2);
+    std::array<ir::VarId, 2> out{c.graph().output_var(o, 0), c.graph().output_var(o, 1)};
+    if (largest) out[0] = order_reversed(c, out[0], elem_type);
+    return out;
+}
+
 // TopK of a 1-D value whose length only the run time knows (the scores a mask
 // selected, as detection post-processing ranks them): one row (a unit axis in
 // front), its K a constant or a runtime value (the largest taken as top_k below
@@ -396,19 +415,10 @@ void top_k_of_runtime_length(Importer& c) {
     const int64_t k = c.opset() < 10 ? c.attr_int("k", 0) : runtime_k ? -1 : scalar_int(c, 1, "K");
     if (!runtime_k && k < 1) c.fail(fmt::format("K = {} is out of range: it must be at least 1", k));
     const bool largest = c.attr_int("largest", 1) != 0;
-    ir::VarId y = with_unit_axis(c, c.var(0), 0);
-    if (largest) y = order_reversed(c, y, x.elem_type);
-    ir::VarId kv = c.const_i32({k});
-    if (runtime_k) {
-        operand_length(c, 1, "K", 1);
-        kv = int32_var(c, 1, "K");
-    }
-    ir::OprId o = c.emit_opr("TopK", {y, kv}, {{"mode", "VALUE_IDX_SORTED"}}, 2);
+    const auto top = top_k_of_rows(c, with_unit_axis(c, c.var(0), 0), x.elem_type, largest, runtime_k, k);
     const std::vector<ir::AxisDesc> row{{ir::AxisDescMethod::REMOVE, 0}};
     for (uint32_t i = 0; i < 2; ++i) {
-        ir::VarId v = c.graph().output_var(o, i);
-        if (i == 0 && largest) v = order_reversed(c, v, x.elem_type);
-        v = c.emit("AxisAddRemove", {v}, {{"desc", row}});
+        const ir::VarId v = c.emit("AxisAddRemove", {top[i]}, {{"desc", row}});
         set_runtime_output(c, i, v, i == 0 ? x.elem_type : P::INT64, Shape{k});
     }
 }
@@ -452,22 +462,14 @@ void top_k(Importer& c) {
     ir::VarId y = c.var(0);
     if (shuffle) y = c.emit("Dimshuffle", {y}, {{"pattern", to_last}});
     const int64_t rows = element_count(moved) / x.shape[axis];
-    y = c.reshape(y, {rows, x.shape[axis]});
-    if (largest) y = order_reversed(c, y, x.elem_type);
-    ir::VarId kv = c.const_i32({k});
-    if (runtime_k) {
-        operand_length(c, 1, "K", 1);
-        kv = int32_var(c, 1, "K");
-    }
-    ir::OprId o = c.emit_opr("TopK", {y, kv}, {{"mode", "VALUE_IDX_SORTED"}}, 2);
+    const auto top = top_k_of_rows(c, c.reshape(y, {rows, x.shape[axis]}), x.elem_type, largest, runtime_k, k);
     Shape out = x.shape;
     out[axis] = k;
     Shape moved_out = moved;
     moved_out.back() = runtime_k ? 1 : k;
     for (uint32_t i = 0; i < 2; ++i) {
         // With a runtime K the last axis is Reshape's unspecified one.
-        ir::VarId v = c.graph().output_var(o, i);
-        if (i == 0 && largest) v = order_reversed(c, v, x.elem_type);
+        ir::VarId v = top[i];
         v = runtime_k ? c.emit("Reshape", {v, c.const_i32(moved_out)}, {int_param("axis", rank - 1)})
                       : c.reshape(v, moved_out);
         if (shuffle) v = c.emit("Dimshuffle", {v}, {{"pattern", from_last}});
