@@ -70,6 +70,7 @@ constexpr P kROIAlign[] = {"ROIAlign"};
 constexpr P kArgsort[] = {"Argsort"};
 constexpr P kTopK[] = {"TopK"};
 constexpr P kCondTake[] = {"CondTake"};
+constexpr P kNMSKeep[] = {"NMSKeep"};
 constexpr P kCumsum[] = {"Cumsum"};
 constexpr P kCheckNonFinite[] = {"CheckNonFinite"};
 constexpr P kLinspace[] = {"Linspace"};
@@ -192,6 +193,9 @@ constexpr OpDef kOps[] = {
 
     // --- detection (dnn.sereg.h: MGB_SEREG_OPR(ROIAlignV1, 2); dst and the Int32 argmax index) ---
     op("ROIAlign", "ROIAlignForward", "ROIAlignV1", "", 2, 2, kROIAlign, 2, TNone, W),
+    // src/opr/impl/standalone/nms_opr.cpp: `using NMSKeepMGB = NMSKeep; MGB_SEREG_OPR(NMSKeepMGB, 1)`,
+    // so the token is the alias; kept indices and their count, then cg::add_workspace_output.
+    op("NMSKeep", "NMSKeep", "NMSKeepMGB", "", 1, 1, kNMSKeep, 2, TNone, W),
 
     // --- misc (misc.sereg.h) ---
     op("Argmax", "Argmax", "Argmax", "", 1, 1, kAxis, 1, TNone, W),

@@ -1,4 +1,6 @@
-// NonMaxSuppression, unrolled into selection rounds (formats/onnx/ops_nms.cpp).
+// NonMaxSuppression, unrolled into selection rounds, or through MegEngine's
+// NMSKeep for more boxes or a box count known only at run time
+// (formats/onnx/ops_nms.cpp).
 // The boxes, scores and expected rows of the first tests are those of ONNX's
 // generator (onnx/backend/test/case/node/nonmaxsuppression.py); the others are
 // worked by hand from ONNX's reference (its suppress_by_iou and the order it
@@ -127,6 +129,123 @@ TEST(OnnxNms, CenterPointBoxesAreCentresAndSizes) {
               (D{0, 0, 0, 0, 0, 1, 0, 0, 2}));
 }
 
+// 300 boxes ([y1, x1, y2, x2]) in 150 pairs: pair p is the unit square at x = 10p
+// and the same square 0.1 to the right (IoU 0.9 / 1.1 = 0.82 > 0.5, so the pair's
+// lower-scored box is suppressed; squares of different pairs are apart). Pair p
+// scores 0.001·(p+1) and 0.001·(p+1) + 0.0005, the higher on its second box when p
+// is even, on its first when p is odd. ONNX's selection is every pair's winner,
+// highest score (largest p) first.
+struct PairedBoxes {
+    D boxes, scores;
+    static int64_t winner(int64_t p) { return p % 2 == 0 ? 2 * p + 1 : 2 * p; }
+};
+PairedBoxes paired_boxes() {
+    PairedBoxes b;
+    for (int p = 0; p < 150; ++p) {
+        for (double shift : {0.0, 0.1})
+            b.boxes.insert(b.boxes.end(), {0, 10.0 * p + shift, 1, 10.0 * p + shift + 1});
+        const double low = 0.001 * (p + 1), high = low + 0.0005;
+        b.scores.push_back(p % 2 == 0 ? low : high);
+        b.scores.push_back(p % 2 == 0 ? high : low);
+    }
+    return b;
+}
+
+// Rows (0, 0, winner(p)) for p from `first` down to `last`.
+D paired_rows(int64_t first, int64_t last) {
+    D rows;
+    for (int64_t p = first; p >= last; --p)
+        rows.insert(rows.end(), {0, 0, static_cast<double>(PairedBoxes::winner(p))});
+    return rows;
+}
+
+TEST(OnnxNms, MoreBoxesThanTheRoundsUnrollGoThroughNMSKeep) {
+    const PairedBoxes in = paired_boxes();
+    auto import_with = [](int64_t limit, std::optional<float> score) {
+        OnnxModel m(11);
+        m.input("boxes", {1, 300, 4}).input("scores", {1, 1, 300}).output("selected", OnnxType::INT64);
+        m.initializer_i64("limit", {1}, {limit});
+        m.initializer("iou", {1}, {0.5f});
+        std::vector<std::string> inputs{"boxes", "scores", "limit", "iou"};
+        if (score) m.initializer("score", {1}, {*score}), inputs.push_back("score");
+        m.node("NonMaxSuppression", inputs, {"selected"}, "nms");
+        return m.import();
+    };
+    // Every winner: no limit short of 150, no score threshold.
+    const ir::Graph all = import_with(1000, std::nullopt);
+    EXPECT_EQ(count_ops(all, "NMSKeep"), 1u);
+    EXPECT_EQ(count_ops(all, "Argmax"), 0u);
+    expect_dumps_and_loads(all);
+    EXPECT_EQ(evaluate_values(all, {{"boxes", in.boxes}, {"scores", in.scores}}), paired_rows(149, 0));
+    // A limit of 20: the 20 best winners.
+    EXPECT_EQ(evaluate_values(import_with(20, std::nullopt), {{"boxes", in.boxes}, {"scores", in.scores}}),
+              paired_rows(149, 130));
+    // score_threshold 0.0502: winners score 0.001·(p+1) + 0.0005, above it from p = 49 on.
+    EXPECT_EQ(evaluate_values(import_with(1000, 0.0502f), {{"boxes", in.boxes}, {"scores", in.scores}}),
+              paired_rows(149, 49));
+}
+
+// Boxes a mask selected (NonZero, Gather along the box axis), so their count is
+// known only at run time. Of ONNX's six boxes, the mask keeps 0, 1, 3 and 5
+// (scores 0.9, 0.75, 0.95, 0.3): the second overlaps the first (IoU 0.82), so the
+// selection is the third, the first and the fourth of the selected boxes.
+TEST(OnnxNms, ABoxCountKnownOnlyAtRunTimeGoesThroughNMSKeep) {
+    OnnxModel m(11);
+    m.input("all_boxes", {1, 6, 4}).input("all_scores", {1, 1, 6}).input("mask", {6}, OnnxType::BOOL);
+    m.output("selected", OnnxType::INT64);
+    m.initializer_i64("flat", {1}, {-1});
+    m.initializer_i64("limit", {1}, {3});
+    m.initializer("iou", {1}, {0.5f});
+    m.initializer("score", {1}, {0.0f});
+    m.node("NonZero", {"mask"}, {"nz"});
+    m.node("Reshape", {"nz", "flat"}, {"picked"});
+    set_attr(m.node("Gather", {"all_boxes", "picked"}, {"boxes"}), "axis", int64_t{1});
+    set_attr(m.node("Gather", {"all_scores", "picked"}, {"scores"}), "axis", int64_t{2});
+    m.node("NonMaxSuppression", {"boxes", "scores", "limit", "iou", "score"}, {"selected"}, "nms");
+    const ir::Graph g = m.import();
+    EXPECT_EQ(count_ops(g, "NMSKeep"), 1u);
+    expect_dumps_and_loads(g);
+    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
+                                  {"all_scores", as_doubles(kScores)},
+                                  {"mask", {1, 1, 0, 1, 0, 1}}}),
+              (D{0, 0, 2, 0, 0, 0, 0, 0, 3}));
+    // Another mask over the same graph: boxes 3 and 4 (0.95, 0.5) overlap, 5 stands alone.
+    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
+                                  {"all_scores", as_doubles(kScores)},
+                                  {"mask", {0, 0, 0, 1, 1, 1}}}),
+              (D{0, 0, 0, 0, 0, 2}));
+}
+
+// torchvision's nms exports "every box" as the largest int64. Over boxes a mask
+// of 6 selected there are at most 6 (the CondTake behind NonZero holds at most
+// its input's elements: ir/dim_bounds.h), so NMSKeep keeps at most 6, and the
+// selection is that of the limit-3 graph above: the mask keeps 0, 1, 3 and 5.
+TEST(OnnxNms, EveryBoxOfAMaskedSelectionIsBoundedByTheMask) {
+    OnnxModel m(11);
+    m.input("all_boxes", {1, 6, 4}).input("all_scores", {1, 1, 6}).input("mask", {6}, OnnxType::BOOL);
+    m.output("selected", OnnxType::INT64);
+    m.initializer_i64("flat", {1}, {-1});
+    m.initializer_i64("limit", {1}, {INT64_MAX});
+    m.initializer("iou", {1}, {0.5f});
+    m.node("NonZero", {"mask"}, {"nz"});
+    m.node("Reshape", {"nz", "flat"}, {"picked"});
+    set_attr(m.node("Gather", {"all_boxes", "picked"}, {"boxes"}), "axis", int64_t{1});
+    set_attr(m.node("Gather", {"all_scores", "picked"}, {"scores"}), "axis", int64_t{2});
+    m.node("NonMaxSuppression", {"boxes", "scores", "limit", "iou"}, {"selected"}, "nms");
+    const ir::Graph g = m.import();
+    EXPECT_EQ(int_field(g, find_opr(g, "NMSKeep"), "max_output"), 6);
+    expect_dumps_and_loads(g);
+    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
+                                  {"all_scores", as_doubles(kScores)},
+                                  {"mask", {1, 1, 0, 1, 0, 1}}}),
+              (D{0, 0, 2, 0, 0, 0, 0, 0, 3}));
+    // Every box selected: boxes 0, 3 and 5 survive (1 and 2 overlap 0, 4 overlaps 3).
+    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
+                                  {"all_scores", as_doubles(kScores)},
+                                  {"mask", {1, 1, 1, 1, 1, 1}}}),
+              (D{0, 0, 3, 0, 0, 0, 0, 0, 5}));
+}
+
 TEST(OnnxNms, RefusesWhatItCannotSelectWithTheFieldAtFault) {
     auto expect_refused = [](const OnnxModel& m, const std::string& what) {
         const std::string e = import_error(m);
@@ -157,15 +276,68 @@ TEST(OnnxNms, RefusesWhatItCannotSelectWithTheFieldAtFault) {
 
     expect_refused(nms_model(1, {.limit = 0}), "max_output_boxes_per_class is 0: ONNX then selects no box");
 
-    expect_refused(shaped({1, 257, 4}, {1, 1, 257}),
-                   "257 boxes: the selection is unrolled one round per box, up to 256 boxes");
-
     OnnxModel two_thresholds(11);
     two_thresholds.input("boxes", {1, 6, 4}).input("scores", {1, 1, 6}).input("iou", {2});
     two_thresholds.output("selected", OnnxType::INT64);
     two_thresholds.initializer_i64("limit", {1}, {3});
     two_thresholds.node("NonMaxSuppression", {"boxes", "scores", "limit", "iou"}, {"selected"}, "nms");
     expect_refused(two_thresholds, "iou_threshold (input #3) has shape [2]; it must hold one value");
+
+    // Through NMSKeep: iou_threshold is its param, so a constant, and at least 0.
+    OnnxModel runtime_iou(11);
+    runtime_iou.input("boxes", {1, 257, 4}).input("scores", {1, 1, 257}).input("iou", {1});
+    runtime_iou.output("selected", OnnxType::INT64);
+    runtime_iou.initializer_i64("limit", {1}, {3});
+    runtime_iou.node("NonMaxSuppression", {"boxes", "scores", "limit", "iou"}, {"selected"}, "nms");
+    expect_refused(
+        runtime_iou,
+        "iou_threshold (input #3) must be a constant known at import time with 257 boxes (more than the "
+        "256 the rounds unroll): it is MegEngine's NMSKeep's iou_thresh param");
+    OnnxModel negative_iou(11);
+    negative_iou.input("boxes", {1, 257, 4}).input("scores", {1, 1, 257}).output("selected", OnnxType::INT64);
+    negative_iou.initializer_i64("limit", {1}, {3});
+    negative_iou.initializer("iou", {1}, {-0.5f});
+    negative_iou.node("NonMaxSuppression", {"boxes", "scores", "limit", "iou"}, {"selected"}, "nms");
+    expect_refused(negative_iou, "iou_threshold -0.5 is below 0 with 257 boxes");
+
+    // A box count known only at run time: the limit sizes NMSKeep's output.
+    auto masked = [](std::optional<int64_t> limit) {
+        OnnxModel m(11);
+        m.input("all_boxes", {1, 6, 4}).input("all_scores", {1, 1, 6}).input("mask", {6}, OnnxType::BOOL);
+        m.output("selected", OnnxType::INT64);
+        m.initializer_i64("flat", {1}, {-1});
+        if (limit)
+            m.initializer_i64("limit", {1}, {*limit});
+        else
+            m.input("limit", {1}, OnnxType::INT64);
+        m.node("NonZero", {"mask"}, {"nz"});
+        m.node("Reshape", {"nz", "flat"}, {"picked"});
+        set_attr(m.node("Gather", {"all_boxes", "picked"}, {"boxes"}), "axis", int64_t{1});
+        set_attr(m.node("Gather", {"all_scores", "picked"}, {"scores"}), "axis", int64_t{2});
+        m.node("NonMaxSuppression", {"boxes", "scores", "limit"}, {"selected"}, "nms");
+        return m;
+    };
+    // The first n boxes, n a graph input: Range's length has no bound the graph
+    // states (a Broadcast to n ones, then Cumsum), so "every box" cannot size
+    // NMSKeep's output.
+    OnnxModel first_n(11);
+    first_n.input("all_boxes", {1, 6, 4}).input("all_scores", {1, 1, 6}).input("n", {}, OnnxType::INT64);
+    first_n.output("selected", OnnxType::INT64);
+    first_n.initializer_i64("zero", {}, {0});
+    first_n.initializer_i64("one", {}, {1});
+    first_n.initializer_i64("limit", {1}, {INT64_MAX});
+    first_n.node("Range", {"zero", "n", "one"}, {"picked"});
+    set_attr(first_n.node("Gather", {"all_boxes", "picked"}, {"boxes"}), "axis", int64_t{1});
+    set_attr(first_n.node("Gather", {"all_scores", "picked"}, {"scores"}), "axis", int64_t{2});
+    first_n.node("NonMaxSuppression", {"boxes", "scores", "limit"}, {"selected"}, "nms");
+    expect_refused(
+        first_n,
+        "max_output_boxes_per_class 9223372036854775807 with a box count known only at run time and no "
+        "bound on it from the operators that made the boxes: NMSKeep's output holds that many entries");
+    expect_refused(
+        masked(std::nullopt),
+        "max_output_boxes_per_class (input #2) must be a constant known at import time with a box count "
+        "known only at run time");
 }
 
 }  // namespace

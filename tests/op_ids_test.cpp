@@ -239,6 +239,23 @@ TEST(OpIds, EveryRowOfSection4_3MatchesTheComputedIds) {
     }
 }
 
+// NMSKeep is not in §4.3's table: src/opr/impl/standalone/nms_opr.cpp registers it
+// as `using NMSKeepMGB = NMSKeep; MGB_SEREG_OPR(NMSKeepMGB, 1)`, a plain
+// registration under the alias. The ids are H("NMSKeepMGB") and U("NMSKeepMGB")
+// from a pure-Python XXH64 (seed 20160701) that reproduces §4.1's examples; a
+// real MegEngine loaded files written with them, in both formats.
+TEST(OpIds, NMSKeepIsRegisteredUnderItsAliasNMSKeepMGB) {
+    const auto& op = op_named("NMSKeep");
+    EXPECT_EQ(op.token, "NMSKeepMGB");
+    EXPECT_EQ(fbs_v1_type_id(op, false), 18144144210543198270ull);
+    EXPECT_EQ(fbs_v1_type_id(op, true), 10784269134792009564ull);
+    const auto v2 = fbs_v2_identity(op, 2);
+    EXPECT_EQ(v2.type, "NMSKeepMGB");
+    EXPECT_EQ(v2.type_id, 10784269134792009564ull);
+    EXPECT_EQ(v2.opr_version, 1u);
+    EXPECT_EQ(find_op_by_v2_id(10784269134792009564ull, 1), ir::find_op("NMSKeep"));
+}
+
 TEST(OpIds, EveryRowOfSection4_3ResolvesBackToItsOperator) {
     for (const auto& row : kSpecRows) {
         SCOPED_TRACE(std::string(row.typeinfo));

@@ -1,7 +1,8 @@
 // Kernels of the misc family: tensor generators (src/opr/impl/tensor_gen.cpp:
 // Alloc, Linspace, Eye), random numbers (rand.cpp: UniformRNG, GaussianRNG,
 // Dropout — MegDNN's own generator, engine/eval/misc_random.h), CondTake
-// (misc.cpp) and MultiHeadAttn (engine/eval/misc_attention.cpp).
+// (misc.cpp), NMSKeep (engine/eval/misc_nms.cpp) and MultiHeadAttn
+// (engine/eval/misc_attention.cpp).
 #include <algorithm>
 #include <cmath>
 
@@ -9,6 +10,7 @@
 #include "engine/eval/indexing_items.h"
 #include "engine/eval/kernels.h"
 #include "engine/eval/misc_attention.h"
+#include "engine/eval/misc_nms.h"
 #include "engine/eval/misc_random.h"
 #include "engine/eval/shape_views.h"
 
@@ -154,6 +156,7 @@ std::span<const KernelEntry> misc_kernels() {
         {"GaussianRNG", gaussian_rng},
         {"Dropout", dropout},
         {"CondTake", cond_take},
+        {"NMSKeep", nms_keep},
         {"MultiHeadAttn", multi_head_attn},
     };
     return kKernels;

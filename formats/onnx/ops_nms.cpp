@@ -29,6 +29,13 @@
 //
 // One round per box, so the box count is bounded (kMaxBoxes); a constant
 // max_output_boxes_per_class also bounds the rounds.
+//
+// More boxes, or a box count known only at run time (boxes a mask selected), go
+// through MegEngine's own NMSKeep (src/opr/impl/standalone/nms_opr.cpp, its CPU
+// kernel standalone/nms_cpu.cpp): per row of boxes in the order given, it keeps
+// each box that overlaps no box kept before it, up to max_output. With the rows
+// sorted by score that is the reference's selection; non_max_suppression_by_nms_keep
+// says what else it takes.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -38,6 +45,7 @@
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_values.h"
+#include "ir/dim_bounds.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {
@@ -47,6 +55,11 @@ using P = onnx::TensorProto;
 // Rounds of about a dozen operators each, and an N×N overlap matrix product per
 // round at run time.
 constexpr int64_t kMaxBoxes = 256;
+
+// NMSKeep's output holds max_output entries per batch and class whatever the
+// count kept; with a box count known only at run time max_output is the
+// constant limit itself, so its product is bounded (64 MB of Int32).
+constexpr int64_t kMaxKeptEntries = int64_t{1} << 24;
 
 // The corners of every box, [B, N] each, from ONNX's two box layouts.
 struct Corners {
@@ -115,6 +128,184 @@ ir::VarId float_scalar_input(Importer& c, size_t i, std::string_view what, float
     return c.var(i);  // a rank-0 value is a [1] var already
 }
 
+// `x` flattened to one axis, of `count` elements (-1: known only at run time,
+// Reshape's unspecified axis).
+ir::VarId flattened(Importer& c, ir::VarId x, int64_t count) {
+    if (count >= 0) return c.reshape(x, {count});
+    return c.emit("Reshape", {x, c.const_i32({1})}, {int_param("axis", 0)});
+}
+
+// `x` reshaped to `dims`, where a -1 (at most one) is Reshape's unspecified axis.
+ir::VarId reshaped(Importer& c, ir::VarId x, Shape dims) {
+    const auto unknown = std::find(dims.begin(), dims.end(), int64_t{-1});
+    if (unknown == dims.end()) return c.reshape(x, dims);
+    *unknown = 1;
+    return c.emit("Reshape", {x, c.const_i32(dims)}, {int_param("axis", unknown - dims.begin())});
+}
+
+// table[at] of a 1-D table by 1-D Int32 positions (IndexingMultiAxisVec).
+ir::VarId gathered(Importer& c, ir::VarId table, ir::VarId at) {
+    const ir::IndexDescMaskItem along_entries{0, false, false, false, true};
+    return c.emit("IndexingMultiAxisVec", {table, at}, {{"items", std::vector{along_entries}}});
+}
+
+// A [rows, 1] Int32 of r_k · n for row r_k = k / per (the row's first entry in a
+// flat table of n entries a row): a constant for a known n, else n's var times
+// the constant.
+ir::VarId row_starts(Importer& c, int64_t rows, int64_t per, int64_t n, ir::VarId n_var) {
+    std::vector<int64_t> starts(static_cast<size_t>(rows));
+    for (int64_t k = 0; k < rows; ++k) starts[static_cast<size_t>(k)] = (k / per) * (n >= 0 ? n : 1);
+    const ir::VarId table = int32_tensor(c, starts, {rows, 1});
+    return n >= 0 ? table : int_op(c, "MUL", {table, n_var});
+}
+
+// The most boxes a box count known only at run time can reach: the smaller of
+// the bounds the operators that made boxes (#0, axis 1) and scores (#1, axis 2)
+// allow (ir/dim_bounds.h); nullopt when neither has one.
+std::optional<int64_t> most_boxes(Importer& c) {
+    std::optional<int64_t> most;
+    for (auto [input, axis] : {std::pair{size_t{0}, size_t{1}}, std::pair{size_t{1}, size_t{2}}}) {
+        const auto bounds = ir::dim_upper_bounds(c.graph(), c.var(input));
+        if (!bounds || bounds->size() != 3) continue;
+        const int64_t b = static_cast<int64_t>((*bounds)[axis]);
+        most = most ? std::min(*most, b) : b;
+    }
+    return most;
+}
+
+// The reference's selection by NMSKeep, for `n` boxes (-1: known only at run
+// time), per (batch, class) row:
+//   - the boxes sorted by score, highest first, ties by lower index: TopK of the
+//     negated scores, all n of them (VALUE_IDX_SORTED, whose smallest k put the
+//     lower index first among equal values, as ONNX's order does), and the boxes
+//     gathered in that order as NMSKeep reads them, [x_min, y_min, x_max, y_max];
+//   - NMSKeep over the sorted rows, max_output the limit (and at most n);
+//   - of its kept positions, those below its count (the rest of a row repeats
+//     the last one) whose score is above score_threshold. The kept positions
+//     ascend, so their scores descend and these are a prefix of the row: boxes
+//     at or below the threshold come after every box above it and suppress none
+//     of them, so taking them out afterwards leaves ONNX's selection.
+// NMSKeep's overlap test is ONNX's suppress_by_iou for boxes with corners in
+// order (corners_of puts them so) and iou_threshold >= 0, as the intersection
+// over union above the threshold written as a product (intersection > union ·
+// threshold, in Float32): the two can differ only where the quotient rounds
+// across the threshold.
+void non_max_suppression_by_nms_keep(Importer& c, bool center_point_box, int64_t batches, int64_t classes,
+                                     int64_t n) {
+    const bool runtime_n = n < 0;
+    const std::string count_is =
+        runtime_n ? std::string("a box count known only at run time")
+                  : fmt::format("{} boxes (more than the {} the rounds unroll)", n, kMaxBoxes);
+    float iou_threshold = 0.0f;
+    if (c.has_input(3)) {
+        if (is_runtime_value(c, 3))
+            c.fail(
+                fmt::format("iou_threshold (input #3) must be a constant known at import time with {}: it is "
+                            "MegEngine's NMSKeep's iou_thresh param",
+                            count_is));
+        if (c.input(3).elem_type != P::FLOAT)
+            c.fail(fmt::format("iou_threshold (input #3) is {}, not FLOAT",
+                               onnx_elem_name(c.input(3).elem_type)));
+        const std::vector<double> v = c.const_floats(3, "iou_threshold");
+        if (v.size() != 1)
+            c.fail(fmt::format("iou_threshold (input #3) has shape [{}]; it must hold one value",
+                               fmt::join(c.input(3).shape, ",")));
+        iou_threshold = static_cast<float>(v[0]);
+    }
+    if (!(iou_threshold >= 0.0f))
+        c.fail(fmt::format(
+            "iou_threshold {} is below 0 with {}: NMSKeep's product test would then suppress boxes "
+            "that do not overlap, which ONNX's never does",
+            iou_threshold, count_is));
+    const int64_t rows = batches * classes;
+    // The limit: a constant, at most n; a limit known only at run time masks
+    // the kept positions (NMSKeep then keeps up to every box).
+    std::optional<ir::VarId> runtime_limit;
+    int64_t max_output = n;
+    if (is_runtime_value(c, 2)) {
+        if (runtime_n)
+            c.fail(
+                fmt::format("max_output_boxes_per_class (input #2) must be a constant known at import time "
+                            "with {}: it sizes NMSKeep's output",
+                            count_is));
+        runtime_limit = int32_var(c, 2, "max_output_boxes_per_class");
+    } else {
+        const int64_t limit = c.const_ints(2, "max_output_boxes_per_class").at(0);
+        if (limit <= 0)
+            c.fail(
+                fmt::format("max_output_boxes_per_class is {}: ONNX then selects no box, an empty output "
+                            "MegEngine cannot hold",
+                            limit));
+        max_output = runtime_n ? limit : std::min(limit, n);
+        if (runtime_n) {
+            // What the operators that selected the boxes allow (a mask over a
+            // fixed set of anchors: at most that many), so that a limit of "every
+            // box" (torchvision's nms exports the largest int64) sizes the output
+            // by the boxes there can be.
+            const std::optional<int64_t> most = most_boxes(c);
+            if (most) max_output = std::min(limit, std::max<int64_t>(*most, 1));
+            if (max_output > kMaxKeptEntries || rows * max_output > kMaxKeptEntries)
+                c.fail(fmt::format(
+                    "max_output_boxes_per_class {} with {}{}: NMSKeep's output holds that many "
+                    "entries for each of the {} batch and class rows, more than the {} supported",
+                    limit, count_is,
+                    most ? fmt::format(" of at most {}", *most)
+                         : std::string(" and no bound on it from the operators that made the boxes"),
+                    rows, kMaxKeptEntries));
+        }
+    }
+    if (!runtime_n && rows * n > int64_t{INT32_MAX})
+        c.fail(fmt::format("{} batch and class rows of {} boxes: their Int32 positions would overflow", rows,
+                           n));
+
+    // The boxes as NMSKeep reads them, [batches, n, 4].
+    const Corners k = corners_of(c, c.var(0), center_point_box);
+    const ir::VarId boxes = concat(c,
+                                   {with_unit_axis(c, k.x_min, 2), with_unit_axis(c, k.y_min, 2),
+                                    with_unit_axis(c, k.x_max, 2), with_unit_axis(c, k.y_max, 2)},
+                                   2);
+    const ir::VarId n_var = runtime_n ? element(c, c.emit("GetVarShape", {c.var(1)}), 2) : c.const_i32({n});
+    const ir::VarId negated = reshaped(c, elemwise(c, "NEGATE", {c.var(1)}), {rows, n});
+    const ir::OprId sort = c.emit_opr("TopK", {negated, n_var}, {{"mode", "VALUE_IDX_SORTED"}}, 2);
+    const ir::VarId sorted_negated = c.graph().output_var(sort, 0), order = c.graph().output_var(sort, 1);
+    const int64_t entries = runtime_n ? -1 : rows * n;
+    // The row's boxes in score order: its batch's boxes at the sorted positions.
+    const ir::VarId box_at =
+        flattened(c, int_op(c, "ADD", {order, row_starts(c, rows, classes, n, n_var)}), entries);
+    const ir::VarId sorted_boxes =
+        reshaped(c, gathered(c, reshaped(c, boxes, {runtime_n ? -1 : batches * n, 4}), box_at), {rows, n, 4});
+
+    const ir::OprId keep = c.emit_opr(
+        "NMSKeep", {sorted_boxes}, {{"iou_thresh", iou_threshold}, int_param("max_output", max_output)}, 2);
+    const ir::VarId kept = c.graph().output_var(keep, 0), kept_count = c.graph().output_var(keep, 1);
+    std::vector<int64_t> columns(static_cast<size_t>(max_output));
+    for (int64_t j = 0; j < max_output; ++j) columns[static_cast<size_t>(j)] = j;
+    const ir::VarId column = int32_tensor(c, columns, {1, max_output});
+    ir::VarId within = int_op(c, "LT", {column, c.reshape(kept_count, {rows, 1})});
+    if (runtime_limit) within = int_op(c, "MUL", {within, int_op(c, "LT", {column, *runtime_limit})});
+    ir::VarId valid = c.reshape(type_cvt(c, within, ir::DTypeEnum::Float32), {rows * max_output});
+    // Each kept entry's place in the sorted rows, flat.
+    const ir::VarId kept_at =
+        flattened(c, int_op(c, "ADD", {kept, row_starts(c, rows, 1, n, n_var)}), rows * max_output);
+    if (c.has_input(4)) {
+        // score > threshold, as −score < −threshold (negation is exact).
+        const ir::VarId kept_negated = gathered(c, flattened(c, sorted_negated, entries), kept_at);
+        const ir::VarId threshold =
+            elemwise(c, "NEGATE", {float_scalar_input(c, 4, "score_threshold", 0.0f)});
+        valid = elemwise(c, "MUL", {valid, elemwise(c, "LT", {kept_negated, threshold})});
+    }
+
+    const ir::OprId take = c.emit_opr("CondTake", {valid, valid}, {{"mode", "EQ"}, {"val", 1.0f}}, 2);
+    const ir::VarId at = c.graph().output_var(take, 1);  // Int32 flat entries, in output order
+    const ir::VarId box = gathered(c, flattened(c, order, entries), gathered(c, kept_at, at));
+    const ir::VarId batch = int_op(c, "FLOOR_DIV", {at, c.const_i32({classes * max_output})});
+    const ir::VarId cls =
+        int_op(c, "MOD", {int_op(c, "FLOOR_DIV", {at, c.const_i32({max_output})}), c.const_i32({classes})});
+    const ir::VarId selected =
+        concat(c, {with_unit_axis(c, batch, 1), with_unit_axis(c, cls, 1), with_unit_axis(c, box, 1)}, 1);
+    set_runtime_output(c, 0, selected, P::INT64, 2);
+}
+
 void non_max_suppression(Importer& c) {
     c.check_attrs({"center_point_box"});
     const int64_t center_point_box = c.attr_int("center_point_box", 0);
@@ -122,33 +313,39 @@ void non_max_suppression(Importer& c) {
         c.fail(fmt::format("center_point_box {} is not 0 ([y1, x1, y2, x2]) or 1 ([x_center, y_center, width, "
                            "height])",
                            center_point_box));
-    const Value& boxes = c.input(0);
-    const Value& scores = c.input(1);
+    // Boxes and scores may have a box count known only at run time (what a
+    // mask selected); their batch and class counts must be known.
+    const Value& boxes = c.runtime_input(0);
+    const Value& scores = c.runtime_input(1);
     for (size_t i : {size_t{0}, size_t{1}})
-        if (c.input(i).elem_type != P::FLOAT)
+        if (c.runtime_input(i).elem_type != P::FLOAT)
             c.fail(fmt::format("{} (input #{}) is {}, not FLOAT", i == 0 ? "boxes" : "scores", i,
-                               onnx_elem_name(c.input(i).elem_type)));
-    if (boxes.shape.size() != 3 || boxes.shape[2] != 4)
-        c.fail(fmt::format("boxes has shape [{}]; it must be [batches, boxes, 4]", fmt::join(boxes.shape, ",")));
+                               onnx_elem_name(c.runtime_input(i).elem_type)));
+    if (boxes.shape.size() != 3 || boxes.shape[2] != 4 || boxes.shape[0] < 0)
+        c.fail(
+            fmt::format("boxes has shape [{}]; it must be [batches, boxes, 4] (-1: known only at run time), "
+                        "its batch count known at import time",
+                        fmt::join(boxes.shape, ",")));
     const int64_t batches = boxes.shape[0], n = boxes.shape[1];
-    if (scores.shape.size() != 3 || scores.shape[0] != batches || scores.shape[2] != n)
+    if (scores.shape.size() != 3 || scores.shape[0] != batches || scores.shape[2] != n || scores.shape[1] < 0)
         c.fail(fmt::format("scores has shape [{}]; with boxes [{}] it must be [{}, classes, {}]",
                            fmt::join(scores.shape, ","), fmt::join(boxes.shape, ","), batches, n));
     const int64_t classes = scores.shape[1];
     if (batches == 0 || classes == 0 || n == 0)
-        c.fail(fmt::format("scores [{}] has no elements: MegEngine holds no empty tensor", fmt::join(scores.shape, ",")));
-    if (n > kMaxBoxes)
-        c.fail(fmt::format("{} boxes: the selection is unrolled one round per box, up to {} boxes", n, kMaxBoxes));
-
-    // The rounds: every box, or a constant limit's count; a limit known only at
-    // run time also masks each round's validity.
-    int64_t rounds = n;
-    std::optional<ir::VarId> runtime_limit;
+        c.fail(fmt::format("scores [{}] has no elements: MegEngine holds no empty tensor",
+                           fmt::join(scores.shape, ",")));
     if (!c.has_input(2))
         c.fail("max_output_boxes_per_class (input #2) is not given: ONNX then selects no box, an empty output "
                "MegEngine cannot hold");
     if (operand_length(c, 2, "max_output_boxes_per_class") != 1)
         c.fail("max_output_boxes_per_class (input #2) must hold one value");
+    if (n < 0 || n > kMaxBoxes)
+        return non_max_suppression_by_nms_keep(c, center_point_box == 1, batches, classes, n);
+
+    // The rounds: every box, or a constant limit's count; a limit known only at
+    // run time also masks each round's validity.
+    int64_t rounds = n;
+    std::optional<ir::VarId> runtime_limit;
     if (is_runtime_value(c, 2)) {
         runtime_limit = int32_var(c, 2, "max_output_boxes_per_class");
     } else {

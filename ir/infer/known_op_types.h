@@ -11,6 +11,6 @@ namespace mgedump::ir {
 // Its outputs' values are its tensors' bytes, decoded when a rule asks.
 inline constexpr OpTypeId kImmutableTensorType{1};
 // Its output must not be broadcast by an Elemwise that reads it.
-inline constexpr OpTypeId kMarkNoBroadcastElemwiseType{89};
+inline constexpr OpTypeId kMarkNoBroadcastElemwiseType{90};
 
 }  // namespace mgedump::ir

@@ -1,6 +1,7 @@
 // Inference rules: misc family (see ir/infer/rules.h): forwarding and marking
 // operators (src/opr/impl/utility.cpp, io.cpp), random numbers (rand.cpp),
-// index-producing operators (misc.cpp) and tensor generators (tensor_gen.cpp).
+// index-producing operators (misc.cpp, standalone/nms_opr.cpp) and tensor
+// generators (tensor_gen.cpp).
 #include <algorithm>
 #include <memory>
 
@@ -121,6 +122,28 @@ void cond_take(InferContext& ctx) {
     ctx.set_output(1, kInt32, Shape{});
 }
 
+// NMSKeep (src/opr/impl/standalone/nms_opr.cpp): Float32 boxes [batch, n, 4]
+// (asserted in the constructor, the shape in get_output_var_shape); the kept
+// box positions, Int32 [batch, max_output], and how many were kept, Int32
+// [batch]. max_output 0 is refused: the CPU kernel stops only when the count
+// reaches max_output, so with 0 it writes past the indices' end.
+void nms_keep(InferContext& ctx) {
+    if (ctx.dtype(0).valid && ctx.dtype(0).type != DTypeEnum::Float32)
+        ctx.fail("boxes must be Float32 (NMSKeep's constructor asserts it), got {}",
+                 dtype_name(ctx.dtype(0).type));
+    const int64_t max_output = ctx.int_field("max_output");
+    if (max_output < 1) ctx.fail("max_output must be at least 1, got {}", max_output);
+    const Shape& boxes = ctx.shape(0);
+    if (!boxes.known()) {
+        ctx.set_output(0, kInt32, Shape{});
+        ctx.set_output(1, kInt32, Shape{});
+        return;
+    }
+    if (boxes.ndim != 3 || boxes[2] != 4) ctx.fail("boxes {} must be [batch, boxes, 4]", shape_string(boxes));
+    ctx.set_output(0, kInt32, Shape::of({boxes[0], static_cast<uint32_t>(max_output)}));
+    ctx.set_output(1, kInt32, Shape::of({boxes[0]}));
+}
+
 void cumsum(InferContext& ctx) {
     // misc.cpp:208 normalises a negative axis; dnn/src/common/cumsum.cpp wants it < ndim.
     const Shape& s = ctx.shape(0);
@@ -175,6 +198,7 @@ std::span<const InferRuleEntry> misc_infer_rules() {
         {"Argsort", argsort},
         {"TopK", top_k},
         {"CondTake", cond_take},
+        {"NMSKeep", nms_keep},
         {"Cumsum", cumsum},
         {"Linspace", linspace},
         {"Eye", eye},

@@ -1,5 +1,5 @@
 // The misc family's kernels (engine/eval/kernels_misc.cpp, misc_random.cpp,
-// misc_attention.cpp) on small graphs.
+// misc_attention.cpp, misc_nms.cpp) on small graphs.
 //
 // The random-number expectations come from an independent Python transcription
 // of MegDNN's definitions (dnn/src/naive/rng/opr_impl.cpp: splitmix64 seeding,
@@ -109,6 +109,35 @@ TEST(MiscKernels, CondTakeOnIntegerAndBoolMasksConvertsValToTheMaskType) {
     EXPECT_EQ(values(out[0]), (std::vector<double>{0, 3}));
     EXPECT_EQ(values(out[1]), (std::vector<double>{0, 1, 2}));
     EXPECT_EQ(values(out[2]), (std::vector<double>{10, 40}));
+}
+
+// NMSKeep as standalone/nms_cpu.cpp computes it, worked by hand: boxes in the
+// order given; box i is kept unless intersection > (area_i + area_j −
+// intersection) · iou_thresh for a kept j before it; the row ends with the last
+// kept index repeated.
+TEST(MiscKernels, NMSKeepKeepsGreedilyInTheGivenOrderAndRepeatsTheLastKept) {
+    GraphBuilder b;
+    VarId boxes = b.input("boxes", F32, {2, 4, 4});
+    VarId kept = b.op("NMSKeep", {boxes}, {{"iou_thresh", 0.5f}, {"max_output", 3}});
+    VarId one = b.op("NMSKeep", {boxes}, {{"iou_thresh", 0.5f}, {"max_output", 1}});
+    // Batch 0: box 1 is box 0 moved by 0.5 (intersection 1.5·2 = 3, union 5,
+    // 3 > 2.5: suppressed); box 2 lies apart; box 3 touches box 2 only along an
+    // edge (intersection 0: kept). Batch 1: box 1 overlaps box 0 by 1·2 = 2 of a
+    // union 6 (2 > 3 fails: kept), box 2 is box 0 again (suppressed), box 3 is box 1
+    // again (suppressed): two kept, the third column repeats the last, 1.
+    const std::vector<double> b0{0, 0, 2, 2, 0.5, 0, 2.5, 2, 10, 10, 12, 12, 12, 10, 14, 12};
+    const std::vector<double> b1{0, 0, 2, 2, 1, 0, 3, 2, 0, 0, 2, 2, 1, 0, 3, 2};
+    std::vector<double> all = b0;
+    all.insert(all.end(), b1.begin(), b1.end());
+    const auto out = run(b, {kept, VarId(kept.value + 1), one, VarId(one.value + 1)},
+                         {{"boxes", tensor(F32, {2, 4, 4}, all)}});
+    EXPECT_EQ(dims(out[0]), (std::vector<uint32_t>{2, 3}));
+    EXPECT_EQ(out[0].dtype().type, DTypeEnum::Int32);
+    EXPECT_EQ(values(out[0]), (std::vector<double>{0, 2, 3, 0, 1, 1}));
+    EXPECT_EQ(values(out[1]), (std::vector<double>{3, 2}));
+    // max_output 1: the first box of each batch, and a count of 1.
+    EXPECT_EQ(values(out[2]), (std::vector<double>{0, 0}));
+    EXPECT_EQ(values(out[3]), (std::vector<double>{1, 1}));
 }
 
 TEST(MiscKernels, LinspaceWithAndWithoutTheEndpoint) {

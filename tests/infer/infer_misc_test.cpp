@@ -114,6 +114,34 @@ TEST(InferMisc, CondTakeHasNoStaticShape) {
     expect_refused([&] { b.op("CondTake", {x, m}, {{"eps", 0.0f}}); }, "eps");
 }
 
+TEST(InferMisc, NMSKeepGivesMaxOutputIndicesAndACountPerBatch) {
+    GraphBuilder b;
+    VarId boxes = b.input("boxes", F32, {2, 10, 4});
+    // standalone/nms_opr.cpp get_output_var_shape: indices {batch, max_output},
+    // sizes {batch}; both Int32 (the constructor's add_output dtypes).
+    VarId kept = b.op("NMSKeep", {boxes}, {{"iou_thresh", 0.5f}, {"max_output", 3}});
+    EXPECT_EQ(shape_of(b, kept), (Dims{2, 3}));
+    EXPECT_EQ(dtype_of(b, kept), I32);
+    EXPECT_EQ(shape_of(b, nth(kept, 1)), (Dims{2}));
+    EXPECT_EQ(dtype_of(b, nth(kept, 1)), I32);
+    // max_output past the box count is still the column count.
+    EXPECT_EQ(shape_of(b, b.op("NMSKeep", {boxes}, {{"max_output", 40}})), (Dims{2, 40}));
+    // The constructor asserts Float32; get_output_var_shape asserts ndim 3, last dim 4.
+    expect_refused([&] { b.op("NMSKeep", {b.input("i", I32, {2, 10, 4})}, {{"max_output", 3}}); }, "Float32");
+    expect_refused(
+        [&] {
+            b.op("NMSKeep", {b.input("f", F32, {2, 10, 5})}, {{"max_output", 3}});
+        },
+        "must be [batch, boxes, 4]");
+    expect_refused(
+        [&] {
+            b.op("NMSKeep", {b.input("g", F32, {10, 4})}, {{"max_output", 3}});
+        },
+        "must be [batch, boxes, 4]");
+    // nms_cpu.cpp stops only when the count reaches max_output: 0 would write past the row.
+    expect_refused([&] { b.op("NMSKeep", {boxes}); }, "max_output must be at least 1");
+}
+
 TEST(InferMisc, Cumsum) {
     GraphBuilder b;
     VarId x = b.input("x", F32, {2, 4});

@@ -1,0 +1,98 @@
+// Upper bounds on dims static inference leaves unknown (ir/dim_bounds.h), worked
+// by hand from each operator's MegEngine semantics: a CondTake selects at most
+// its data's elements (misc.cpp), Elemwise broadcasts (each dim one of its
+// inputs'), Dimshuffle permutes, AxisAddRemove adds or removes unit axes,
+// Reshape's unspecified axis takes the elements the others leave, Concat adds
+// along its axis, an index along one axis takes the index's length, a slice
+// keeps at most the data's dim, TopK keeps at most k.
+#include "ir/dim_bounds.h"
+
+#include "tests/infer/infer_test_util.h"
+
+namespace mgedump::test {
+namespace {
+
+using Bounds = std::vector<uint64_t>;
+using ir::ParamArg;
+
+// A CondTake of a [rows, cols] Float32 input by itself: a selection whose length
+// only the run time knows, at most rows · cols.
+VarId selection(GraphBuilder& b, const std::string& name, uint32_t rows, uint32_t cols) {
+    const VarId x = b.input(name, F32, {rows, cols});
+    return b.op("CondTake", {x, x}, {{"mode", "GT"}, {"val", 0.0f}});
+}
+
+TEST(DimBounds, AStaticShapeIsItsOwnBoundAndACondTakeHoldsAtMostItsInput) {
+    GraphBuilder b;
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.input("x", F32, {2, 3})), (Bounds{2, 3}));
+    const VarId taken = selection(b, "y", 4, 5);
+    ASSERT_TRUE(shape_of(b, taken).empty());  // unknown to static inference
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), taken), (Bounds{20}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), nth(taken, 1)), (Bounds{20}));  // the Int32 positions
+}
+
+TEST(DimBounds, ShapeOperatorsMoveTheBounds) {
+    GraphBuilder b;
+    const VarId s = selection(b, "x", 3, 4);  // at most 12
+    // Elemwise with a [1] constant: the selection's bound; with a [3, 1] input,
+    // broadcast right-aligned to [3, 12].
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(),
+                                   b.op("Elemwise", {s, b.constant<float>({1}, {2.0f})}, {{"mode", "MUL"}})),
+              (Bounds{12}));
+    EXPECT_EQ(
+        ir::dim_upper_bounds(b.graph(), b.op("Elemwise", {s, b.input("c", F32, {3, 1})}, {{"mode", "ADD"}})),
+        (Bounds{3, 12}));
+    // Unit axes in front and behind, then a Dimshuffle that swaps them around.
+    const VarId row =
+        b.op("AxisAddRemove", {s}, {{"desc", std::vector<ir::AxisDesc>{{ir::AxisDescMethod::ADD_1, 0}}}});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), row), (Bounds{1, 12}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(),
+                                   b.op("Dimshuffle", {row}, {{"pattern", std::vector<int32_t>{1, -1, 0}}})),
+              (Bounds{12, 1, 1}));
+    // Reshape to [2, ?] (axis 1 unspecified): 12 elements leave at most 6 there.
+    const VarId two_rows = b.op("Reshape", {s, b.constant<int32_t>({2}, {2, 1})}, {{"axis", 1}});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), two_rows), (Bounds{2, 6}));
+    // Concat along axis 1 of [2, ?≤6] and [2, 5]: at most 11 there.
+    EXPECT_EQ(
+        ir::dim_upper_bounds(b.graph(), b.op("Concat", {two_rows, b.input("d", F32, {2, 5})}, {{"axis", 1}})),
+        (Bounds{2, 11}));
+    // TopK with k = 4 of the [2, ?≤6] rows: at most 4; with k = 9, still at most 6.
+    const VarId four = b.op("TopK", {two_rows, b.constant<int32_t>({1}, {4})}, {{"mode", "VALUE_IDX_SORTED"}},
+                            ir::OpOptions{.outputs = 2});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), four), (Bounds{2, 4}));
+    const VarId nine = b.op("TopK", {two_rows, b.constant<int32_t>({1}, {9})}, {{"mode", "VALUE_IDX_SORTED"}},
+                            ir::OpOptions{.outputs = 2});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), nth(nine, 1)), (Bounds{2, 6}));
+}
+
+TEST(DimBounds, IndexingTakesTheIndexLengthAndSlicesKeepTheData) {
+    GraphBuilder b;
+    const VarId at = b.op("TypeCvt", {selection(b, "m", 2, 5)}, {{"dtype", ir::DType::of(DTypeEnum::Int32)}});
+    const VarId data = b.input("data", F32, {7, 4});
+    // data[at, :]: at most 10 rows of 4.
+    const ir::IndexDescMaskItem along_rows{0, false, false, false, true};
+    const VarId rows = b.op("IndexingMultiAxisVec", {data, at}, {{"items", std::vector{along_rows}}});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), rows), (Bounds{10, 4}));
+    // rows[:, 1] (a scalar index removes axis 1) and rows[0:2] (a slice keeps at most 10).
+    const ir::IndexDescMaskItem column{1, false, false, false, true}, first{0, true, true, false, false};
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Subtensor", {rows, b.constant<int32_t>({1}, {1})},
+                                                   {{"items", std::vector{column}}})),
+              (Bounds{10}));
+    EXPECT_EQ(
+        ir::dim_upper_bounds(
+            b.graph(), b.op("Subtensor", {rows, b.constant<int32_t>({1}, {0}), b.constant<int32_t>({1}, {2})},
+                            {{"items", std::vector{first}}})),
+        (Bounds{10, 4}));
+}
+
+TEST(DimBounds, AnOperatorWithoutARuleOnTheWayGivesNoBound) {
+    GraphBuilder b;
+    // A Broadcast to a shape known only at run time: nothing bounds it.
+    const VarId n = b.input("n", I32, {1});
+    const VarId ones = b.op("Broadcast", {b.constant<float>({1}, {1.0f}), n});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), ones), std::nullopt);
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Elemwise", {ones}, {{"mode", "RELU"}})), std::nullopt);
+}
+
+}  // namespace
+}  // namespace mgedump::test
