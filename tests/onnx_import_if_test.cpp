@@ -108,6 +108,106 @@ TEST(OnnxIf, RunTimeSelectionNeedsOneShapeInBothBranches) {
         "needs one static shape and type");
 }
 
+// A branch whose output is the positions NonZero finds where x > 0, as a [k]
+// vector (rank 1) or as [k, 2] rows of a matrix x (rank 2): a length known only
+// at run time.
+onnx::GraphProto positions_branch(const std::string& name, bool rows) {
+    onnx::GraphProto g;
+    g.set_name(name);
+    auto add = [&](const std::string& op, std::vector<std::string> in, const std::string& out) {
+        auto* n = g.add_node();
+        n->set_op_type(op);
+        n->set_name(name + "_" + out);
+        for (auto& i : in) n->add_input(i);
+        n->add_output(out);
+    };
+    add("Greater", {"x", "zero"}, name + "_mask");
+    add("NonZero", {name + "_mask"}, name + "_nz");
+    if (rows)
+        add("Transpose", {name + "_nz"}, name + "_out");
+    else
+        add("Reshape", {name + "_nz", "flat"}, name + "_out");
+    auto* o = g.add_output();
+    o->set_name(name + "_out");
+    o->mutable_type()->mutable_tensor_type()->set_elem_type(OnnxType::INT64);
+    return g;
+}
+
+// A branch whose output is an empty INT64 constant of `dims` (torchvision's
+// batched_nms with no boxes).
+onnx::GraphProto empty_branch(const std::string& name, std::vector<int64_t> dims) {
+    onnx::GraphProto g;
+    g.set_name(name);
+    auto* n = g.add_node();
+    n->set_op_type("Constant");
+    n->set_name(name + "_empty");
+    n->add_output(name + "_out");
+    auto* a = n->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(OnnxType::INT64);
+    for (int64_t d : dims) a->mutable_t()->add_dims(d);
+    auto* o = g.add_output();
+    o->set_name(name + "_out");
+    o->mutable_type()->mutable_tensor_type()->set_elem_type(OnnxType::INT64);
+    return g;
+}
+
+OnnxModel empty_or_positions(bool empty_then, std::vector<int64_t> x_dims) {
+    OnnxModel m(13);
+    const bool rows = x_dims.size() == 2;
+    m.input("x", x_dims).input("cond", {}, OnnxType::BOOL).output("y", OnnxType::INT64);
+    m.initializer("zero", {}, {0.0f});
+    m.initializer_i64("flat", {1}, {-1});
+    auto& n = m.node("If", {"cond"}, {"y"}, "if");
+    set_branch(n, "then_branch",
+               empty_then ? empty_branch("then", rows ? std::vector<int64_t>{0, 2} : std::vector<int64_t>{0})
+                          : positions_branch("then", rows));
+    set_branch(n, "else_branch",
+               empty_then
+                   ? positions_branch("else", rows)
+                   : empty_branch("else", rows ? std::vector<int64_t>{0, 2} : std::vector<int64_t>{0}));
+    return m;
+}
+
+// ONNX's If gives the branch the condition picks: the empty constant when it
+// picks that one, else the positions. MegEngine holds no empty constant; the
+// output is a CondTake of the positions by the condition, which takes all or none.
+TEST(OnnxIf, AnEmptyBranchAgainstARunTimeLengthTakesAllOrNoneOfTheOther) {
+    for (bool empty_then : {true, false}) {
+        SCOPED_TRACE(empty_then ? "empty then_branch" : "empty else_branch");
+        ir::Graph vector = empty_or_positions(empty_then, {5}).import();
+        const D x{1, -1, 2, 0, 3};
+        const double picks_positions = empty_then ? 0 : 1;
+        EXPECT_EQ(evaluate_values(vector, {{"x", x}, {"cond", {picks_positions}}}), (D{0, 2, 4}));
+        EXPECT_EQ(evaluate_values(vector, {{"x", x}, {"cond", {1 - picks_positions}}}), D{});
+        expect_same_ops_after_round_trip(vector);
+
+        // Rows of a matrix: (row, column) of each positive element, reshaped back to [k, 2].
+        ir::Graph matrix = empty_or_positions(empty_then, {2, 2}).import();
+        const auto out = evaluate(matrix, {{"x", {1, -1, 0, 2}}, {"cond", {picks_positions}}});
+        EXPECT_EQ(dims_of(out.at(0)), (std::vector<uint32_t>{2, 2}));
+        EXPECT_EQ(engine::eval::to_doubles(out.at(0).value), (D{0, 0, 1, 1}));
+        EXPECT_EQ(evaluate_values(matrix, {{"x", {1, -1, 0, 2}}, {"cond", {1 - picks_positions}}}), D{});
+    }
+}
+
+TEST(OnnxIf, AnEmptyBranchNeedsTheOthersTypeAndRank) {
+    OnnxModel m(13);
+    m.input("x", {5}).input("cond", {}, OnnxType::BOOL).output("y", OnnxType::INT64);
+    m.initializer("zero", {}, {0.0f});
+    m.initializer_i64("flat", {1}, {-1});
+    auto& n = m.node("If", {"cond"}, {"y"}, "if");
+    set_branch(n, "then_branch", empty_branch("then", {0, 2}));
+    set_branch(n, "else_branch", positions_branch("else", false));
+    EXPECT_EQ(
+        import_error(m),
+        "test.onnx: node 'if' (If): the condition is known only at run time, and output #0 is the empty "
+        "INT64 "
+        "[0,2] in one branch but INT64 [-1] in the other: an empty branch is supported against one of its "
+        "type and rank whose dims past the first are known");
+}
+
 // The one error that lists unsupported operators looks inside the branches too.
 TEST(OnnxIf, AnUnsupportedOperatorInABranchIsListed) {
     OnnxModel m(13);

@@ -71,6 +71,29 @@ TEST(OnnxShape, ConcatKeepsTheAxis) {
     expect_round_trip(g);
 }
 
+// A part with no elements adds nothing to a concatenation, and MegEngine holds no
+// empty tensor (torchvision's detection transform concatenates an empty list of
+// paddings): it is left out. With two parts left they are the Concat; with one,
+// that part is the output (what Concat::make returns for a lone input).
+TEST(OnnxShape, ConcatLeavesOutPartsWithNoElements) {
+    OnnxModel m;
+    m.input("a", {2, 3}).input("b", {2, 5}).output("y").output("z");
+    m.initializer("nothing", {2, 0}, {});
+    set_attr(m.node("Concat", {"a", "nothing", "b"}, {"y"}), "axis", int64_t{1});
+    set_attr(m.node("Concat", {"nothing", "a"}, {"z"}), "axis", int64_t{1});
+    ir::Graph g = m.import();
+    EXPECT_EQ(compute_ops(g), std::vector<std::string>{"Concat"});
+    EXPECT_EQ(g.inputs_of(find_opr(g, "Concat")).size(), 2u);
+    EXPECT_EQ(g.var_shape(g.outputs.at(0)).size(), 2u);
+    EXPECT_EQ(g.var_shape(g.outputs.at(0))[1], 8u);
+    const auto out =
+        evaluate(g, {{"a", {1, 2, 3, 4, 5, 6}}, {"b", {10, 11, 12, 13, 14, 20, 21, 22, 23, 24}}});
+    EXPECT_EQ(engine::eval::to_doubles(out.at(0).value),
+              (std::vector<double>{1, 2, 3, 10, 11, 12, 13, 14, 4, 5, 6, 20, 21, 22, 23, 24}));
+    EXPECT_EQ(engine::eval::to_doubles(out.at(1).value), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+    expect_round_trip(g);
+}
+
 TEST(OnnxShape, SplitTakesThePartSizesAsInputs) {
     OnnxModel m;
     m.input("x", {2, 6}).output("a").output("b");

@@ -196,9 +196,13 @@ void concat(Importer& c) {
         out[axis] += s[axis];
     }
     if (fold_concat(c, axis, out)) return;
+    // Parts with no elements add nothing, and MegEngine holds no empty tensor
+    // (torchvision's transform concatenates an empty padding list): left out,
+    // and a lone part left is the output itself (Concat::make's fold).
     std::vector<ir::VarId> inputs;
-    for (size_t k = 0; k < c.input_count(); ++k) inputs.push_back(c.var(k));
-    c.set_output_var(0, c.emit("Concat", inputs, {int_param("axis", axis)}), first.elem_type, out);
+    for (size_t k = 0; k < c.input_count(); ++k)
+        if (element_count(c.input(k).shape) > 0 || element_count(out) == 0) inputs.push_back(c.var(k));
+    c.set_output_var(0, concat(c, inputs, axis), first.elem_type, out);
 }
 
 // MegEngine's Split takes the part sizes as scalar inputs ("SPECIFY" mode).
