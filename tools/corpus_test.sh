@@ -36,11 +36,17 @@ is_streamed() { [[ " ${streamed[*]} " == *" $1 "* ]]; }
 # importer refused it for another reason is stale, whatever its version.
 declare -A refusal
 while IFS=$'\t' read -r stem why; do refusal[$stem]=$why; done < <("$py" tools/make_onnx_corpus.py --list-refusals)
+# Likewise a detector's expectation must say its outputs depend on the data, and a
+# model no longer expected to be refused must carry no refusal.
+mapfile -t data_dependent < <("$py" tools/make_onnx_corpus.py --list-data-dependent)
+is_data_dependent() { [[ " ${data_dependent[*]} " == *" $1 "* ]]; }
 current() {
   [[ -f "$corpus/$1.onnx" && -f "$corpus/$1.expect.json" && -f "$corpus/$1.input.npy" &&
      -f "$corpus/$1.torch.0.npy" ]] &&
     grep -qE "^ *\"expect_version\": $version,?\$" "$corpus/$1.expect.json" &&
-    { [[ -z "${refusal[$1]:-}" ]] || grep -qF "\"expected_refusal\": \"${refusal[$1]}\"" "$corpus/$1.expect.json"; }
+    if [[ -n "${refusal[$1]:-}" ]]; then grep -qF "\"expected_refusal\": \"${refusal[$1]}\"" "$corpus/$1.expect.json"
+    else ! grep -qF '"expected_refusal"' "$corpus/$1.expect.json"; fi &&
+    { ! is_data_dependent "$1" || grep -qF '"data_dependent_outputs": true' "$corpus/$1.expect.json"; }
 }
 for m in "${models[@]}"; do
   is_streamed "$m" || current "$m" || missing+=("$m")

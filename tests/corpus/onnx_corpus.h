@@ -100,4 +100,10 @@ inline bool is_expected_refusal(const nlohmann::json& expect, const std::string&
     return true;
 }
 
+// A detector's outputs: lengths that depend on the data (make_onnx_corpus.py's
+// DATA_DEPENDENT_OUTPUTS), which static inference leaves unknown.
+inline bool has_data_dependent_outputs(const nlohmann::json& expect) {
+    return expect.value("data_dependent_outputs", false);
+}
+
 }  // namespace mgedump::test
