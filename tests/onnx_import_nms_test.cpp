@@ -299,6 +299,19 @@ TEST(OnnxNms, RefusesWhatItCannotSelectWithTheFieldAtFault) {
     negative_iou.initializer("iou", {1}, {-0.5f});
     negative_iou.node("NonMaxSuppression", {"boxes", "scores", "limit", "iou"}, {"selected"}, "nms");
     expect_refused(negative_iou, "iou_threshold -0.5 is below 0 with 257 boxes");
+    // NMSKeep's output: max_output entries per batch and class, at most 2^24 in all
+    // (60,000 classes of 300 boxes, all kept: 18 million).
+    OnnxModel many_classes(11);
+    many_classes.input("boxes", {1, 300, 4})
+        .input("scores", {1, 60000, 300})
+        .output("selected", OnnxType::INT64);
+    many_classes.initializer_i64("limit", {1}, {1000});
+    many_classes.node("NonMaxSuppression", {"boxes", "scores", "limit"}, {"selected"}, "nms");
+    expect_refused(
+        many_classes,
+        "max_output_boxes_per_class 300 with 300 boxes (more than the 256 the rounds unroll): NMSKeep's "
+        "output holds that many entries for each of the 60000 batch and class rows, more than the "
+        "16777216 supported");
 
     // A box count known only at run time: the limit sizes NMSKeep's output.
     auto masked = [](std::optional<int64_t> limit) {

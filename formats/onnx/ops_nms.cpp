@@ -57,8 +57,8 @@ using P = onnx::TensorProto;
 constexpr int64_t kMaxBoxes = 256;
 
 // NMSKeep's output holds max_output entries per batch and class whatever the
-// count kept; with a box count known only at run time max_output is the
-// constant limit itself, so its product is bounded (64 MB of Int32).
+// count kept, and the mapping's position tables as many: their product is
+// bounded (64 MB of Int32).
 constexpr int64_t kMaxKeptEntries = int64_t{1} << 24;
 
 // The corners of every box, [B, N] each, from ONNX's two box layouts.
@@ -217,6 +217,12 @@ void non_max_suppression_by_nms_keep(Importer& c, bool center_point_box, int64_t
             "iou_threshold {} is below 0 with {}: NMSKeep's product test would then suppress boxes "
             "that do not overlap, which ONNX's never does",
             iou_threshold, count_is));
+    // Checked before they are multiplied: the dims are declared, not data.
+    if (batches > kMaxKeptEntries || classes > kMaxKeptEntries || batches * classes > kMaxKeptEntries)
+        c.fail(
+            fmt::format("{} batches of {} classes: NMSKeep's output holds at least one entry for each, more "
+                        "than the {} supported",
+                        batches, classes, kMaxKeptEntries));
     const int64_t rows = batches * classes;
     // The limit: a constant, at most n; a limit known only at run time masks
     // the kept positions (NMSKeep then keeps up to every box).
@@ -254,6 +260,11 @@ void non_max_suppression_by_nms_keep(Importer& c, bool center_point_box, int64_t
                     rows, kMaxKeptEntries));
         }
     }
+    if (!runtime_n && rows * max_output > kMaxKeptEntries)
+        c.fail(
+            fmt::format("max_output_boxes_per_class {} with {}: NMSKeep's output holds that many entries for "
+                        "each of the {} batch and class rows, more than the {} supported",
+                        max_output, count_is, rows, kMaxKeptEntries));
     if (!runtime_n && rows * n > int64_t{INT32_MAX})
         c.fail(fmt::format("{} batch and class rows of {} boxes: their Int32 positions would overflow", rows,
                            n));
