@@ -106,6 +106,15 @@ uint64_t estimate_work(const ir::InferContext& c, const ir::InferState& state) {
     } else if (name == "LRN") {
         inner = static_cast<uint64_t>(std::max<int64_t>(c.int_field("n"), 1));
         largest = out_elements;
+    } else if (name == "NMSKeep") {
+        // Each box against the boxes kept before it (standalone/nms_cpu.cpp), of
+        // which there are at most max_output.
+        const ir::Shape& boxes = c.shape(0);
+        if (boxes.known() && boxes.ndim == 3) {
+            largest = saturating_mul(boxes[0], boxes[1]);
+            inner = std::min<uint64_t>(
+                boxes[1], static_cast<uint64_t>(std::max<int64_t>(c.int_field("max_output"), 0)));
+        }
     } else if (name == "MultiHeadAttn") {
         // Every query position against every key position, per embedding element.
         const ir::Shape& k = c.nr_inputs() > 1 ? c.shape(1) : ir::Shape{};

@@ -94,6 +94,20 @@ TEST(WorkBudget, PoolingCountsItsWindowPerOutputElement) {
     EXPECT_EQ(work_of_last_operator(b, y), 16u + 4 + 4 * 4);
 }
 
+TEST(WorkBudget, NMSKeepCountsEachBoxAgainstTheBoxesItMayKeep) {
+    // Boxes [2,50,4] (400), kept indices [2,10] and counts [2] (22): each of the
+    // 100 boxes is checked against at most max_output = 10 kept before it.
+    GraphBuilder b;
+    VarId y =
+        b.op("NMSKeep", {b.input("boxes", F32, {2, 50, 4})}, {{"iou_thresh", 0.5f}, {"max_output", 10}});
+    EXPECT_EQ(work_of_last_operator(b, y), 400u + 22 + 100 * 10);
+    // max_output past the box count: at most the 50 boxes before it.
+    GraphBuilder c;
+    VarId z =
+        c.op("NMSKeep", {c.input("boxes", F32, {2, 50, 4})}, {{"iou_thresh", 0.5f}, {"max_output", 80}});
+    EXPECT_EQ(work_of_last_operator(c, z), 400u + 160 + 2 + 100 * 50);
+}
+
 TEST(WorkBudget, AnElementwiseOperatorCountsWhatItReadsAndWrites) {
     GraphBuilder b;
     VarId x = b.input("x", F32, {2, 5});
