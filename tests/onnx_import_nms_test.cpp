@@ -185,24 +185,37 @@ TEST(OnnxNms, MoreBoxesThanTheRoundsUnrollGoThroughNMSKeep) {
               paired_rows(149, 49));
 }
 
+// ONNX's six boxes and their scores as graph inputs, the boxes a BOOL mask input
+// picks (NonZero, Gather along the box axis) going into the NMS: a box count known
+// only at run time. The limit is a constant, or a graph input when not given;
+// iou_threshold and score_threshold are constants when given.
+OnnxModel masked_nms_model(std::optional<int64_t> limit, std::optional<float> iou = std::nullopt,
+                           std::optional<float> score = std::nullopt) {
+    OnnxModel m(11);
+    m.input("all_boxes", {1, 6, 4}).input("all_scores", {1, 1, 6}).input("mask", {6}, OnnxType::BOOL);
+    m.output("selected", OnnxType::INT64);
+    m.initializer_i64("flat", {1}, {-1});
+    if (limit)
+        m.initializer_i64("limit", {1}, {*limit});
+    else
+        m.input("limit", {1}, OnnxType::INT64);
+    std::vector<std::string> inputs{"boxes", "scores", "limit"};
+    if (iou) m.initializer("iou", {1}, {*iou}), inputs.push_back("iou");
+    if (score) m.initializer("score", {1}, {*score}), inputs.push_back("score");
+    m.node("NonZero", {"mask"}, {"nz"});
+    m.node("Reshape", {"nz", "flat"}, {"picked"});
+    set_attr(m.node("Gather", {"all_boxes", "picked"}, {"boxes"}), "axis", int64_t{1});
+    set_attr(m.node("Gather", {"all_scores", "picked"}, {"scores"}), "axis", int64_t{2});
+    m.node("NonMaxSuppression", inputs, {"selected"}, "nms");
+    return m;
+}
+
 // Boxes a mask selected (NonZero, Gather along the box axis), so their count is
 // known only at run time. Of ONNX's six boxes, the mask keeps 0, 1, 3 and 5
 // (scores 0.9, 0.75, 0.95, 0.3): the second overlaps the first (IoU 0.82), so the
 // selection is the third, the first and the fourth of the selected boxes.
 TEST(OnnxNms, ABoxCountKnownOnlyAtRunTimeGoesThroughNMSKeep) {
-    OnnxModel m(11);
-    m.input("all_boxes", {1, 6, 4}).input("all_scores", {1, 1, 6}).input("mask", {6}, OnnxType::BOOL);
-    m.output("selected", OnnxType::INT64);
-    m.initializer_i64("flat", {1}, {-1});
-    m.initializer_i64("limit", {1}, {3});
-    m.initializer("iou", {1}, {0.5f});
-    m.initializer("score", {1}, {0.0f});
-    m.node("NonZero", {"mask"}, {"nz"});
-    m.node("Reshape", {"nz", "flat"}, {"picked"});
-    set_attr(m.node("Gather", {"all_boxes", "picked"}, {"boxes"}), "axis", int64_t{1});
-    set_attr(m.node("Gather", {"all_scores", "picked"}, {"scores"}), "axis", int64_t{2});
-    m.node("NonMaxSuppression", {"boxes", "scores", "limit", "iou", "score"}, {"selected"}, "nms");
-    const ir::Graph g = m.import();
+    const ir::Graph g = masked_nms_model(3, 0.5f, 0.0f).import();
     EXPECT_EQ(count_ops(g, "NMSKeep"), 1u);
     expect_dumps_and_loads(g);
     EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
@@ -221,18 +234,7 @@ TEST(OnnxNms, ABoxCountKnownOnlyAtRunTimeGoesThroughNMSKeep) {
 // its input's elements: ir/dim_bounds.h), so NMSKeep keeps at most 6, and the
 // selection is that of the limit-3 graph above: the mask keeps 0, 1, 3 and 5.
 TEST(OnnxNms, EveryBoxOfAMaskedSelectionIsBoundedByTheMask) {
-    OnnxModel m(11);
-    m.input("all_boxes", {1, 6, 4}).input("all_scores", {1, 1, 6}).input("mask", {6}, OnnxType::BOOL);
-    m.output("selected", OnnxType::INT64);
-    m.initializer_i64("flat", {1}, {-1});
-    m.initializer_i64("limit", {1}, {INT64_MAX});
-    m.initializer("iou", {1}, {0.5f});
-    m.node("NonZero", {"mask"}, {"nz"});
-    m.node("Reshape", {"nz", "flat"}, {"picked"});
-    set_attr(m.node("Gather", {"all_boxes", "picked"}, {"boxes"}), "axis", int64_t{1});
-    set_attr(m.node("Gather", {"all_scores", "picked"}, {"scores"}), "axis", int64_t{2});
-    m.node("NonMaxSuppression", {"boxes", "scores", "limit", "iou"}, {"selected"}, "nms");
-    const ir::Graph g = m.import();
+    const ir::Graph g = masked_nms_model(INT64_MAX, 0.5f).import();
     EXPECT_EQ(int_field(g, find_opr(g, "NMSKeep"), "max_output"), 6);
     expect_dumps_and_loads(g);
     EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
@@ -314,22 +316,7 @@ TEST(OnnxNms, RefusesWhatItCannotSelectWithTheFieldAtFault) {
         "16777216 supported");
 
     // A box count known only at run time: the limit sizes NMSKeep's output.
-    auto masked = [](std::optional<int64_t> limit) {
-        OnnxModel m(11);
-        m.input("all_boxes", {1, 6, 4}).input("all_scores", {1, 1, 6}).input("mask", {6}, OnnxType::BOOL);
-        m.output("selected", OnnxType::INT64);
-        m.initializer_i64("flat", {1}, {-1});
-        if (limit)
-            m.initializer_i64("limit", {1}, {*limit});
-        else
-            m.input("limit", {1}, OnnxType::INT64);
-        m.node("NonZero", {"mask"}, {"nz"});
-        m.node("Reshape", {"nz", "flat"}, {"picked"});
-        set_attr(m.node("Gather", {"all_boxes", "picked"}, {"boxes"}), "axis", int64_t{1});
-        set_attr(m.node("Gather", {"all_scores", "picked"}, {"scores"}), "axis", int64_t{2});
-        m.node("NonMaxSuppression", {"boxes", "scores", "limit"}, {"selected"}, "nms");
-        return m;
-    };
+    auto masked = [](std::optional<int64_t> limit) { return masked_nms_model(limit); };
     // The first n boxes, n a graph input: Range's length has no bound the graph
     // states (a Broadcast to n ones, then Cumsum), so "every box" cannot size
     // NMSKeep's output.

@@ -402,8 +402,7 @@ void non_max_suppression(Importer& c) {
     const ir::VarId winners_flat = c.reshape(concat(c, winners, 2), {entries});
     const ir::OprId take = c.emit_opr("CondTake", {valid_flat, valid_flat}, {{"mode", "EQ"}, {"val", 1.0f}}, 2);
     const ir::VarId at = c.graph().output_var(take, 1);  // Int32 flat positions, in output order
-    const ir::IndexDescMaskItem along_entries{0, false, false, false, true};
-    const ir::VarId box = c.emit("IndexingMultiAxisVec", {winners_flat, at}, {{"items", std::vector{along_entries}}});
+    const ir::VarId box = gathered(c, winners_flat, at);
     const ir::VarId batch = int_op(c, "FLOOR_DIV", {at, c.const_i32({classes * rounds})});
     const ir::VarId cls = int_op(c, "MOD", {int_op(c, "FLOOR_DIV", {at, c.const_i32({rounds})}), c.const_i32({classes})});
     const ir::VarId rows = concat(c, {with_unit_axis(c, batch, 1), with_unit_axis(c, cls, 1), with_unit_axis(c, box, 1)}, 1);
