@@ -205,7 +205,19 @@ TEST(OnnxIf, AnEmptyBranchNeedsTheOthersTypeAndRank) {
         "test.onnx: node 'if' (If): the condition is known only at run time, and output #0 is the empty "
         "INT64 "
         "[0,2] in one branch but INT64 [-1] in the other: an empty branch is supported against one of its "
-        "type and rank whose dims past the first are known");
+        "type and rank whose dims past the first are known and its own");
+    // Of the same rank but another trailing dim: ONNX's empty result would be [0,3], the positions' [0,2].
+    OnnxModel wider(13);
+    wider.input("x", {2, 2}).input("cond", {}, OnnxType::BOOL).output("y", OnnxType::INT64);
+    wider.initializer("zero", {}, {0.0f});
+    wider.initializer_i64("flat", {1}, {-1});
+    auto& w = wider.node("If", {"cond"}, {"y"}, "if");
+    set_branch(w, "then_branch", empty_branch("then", {0, 3}));
+    set_branch(w, "else_branch", positions_branch("else", true));
+    const std::string e = import_error(wider);
+    EXPECT_NE(e.find("output #0 is the empty INT64 [0,3] in one branch but INT64 [-1,2] in the other"),
+              std::string::npos)
+        << e;
 }
 
 // The one error that lists unsupported operators looks inside the branches too.

@@ -48,11 +48,12 @@ void empty_or_other(Importer& c, size_t k, const Value& empty, Value other, std:
                     bool empty_then) {
     if (other.shape.size() != empty.shape.size() || other.elem_type != empty.elem_type ||
         other.shape.empty() ||
-        std::any_of(other.shape.begin() + 1, other.shape.end(), [](int64_t d) { return d < 0; }))
+        std::any_of(other.shape.begin() + 1, other.shape.end(), [](int64_t d) { return d < 0; }) ||
+        !std::equal(other.shape.begin() + 1, other.shape.end(), empty.shape.begin() + 1))
         c.fail(fmt::format(
             "the condition is known only at run time, and output #{} is the empty {} in one branch "
             "but {} in the other: an empty branch is supported against one of its type and rank "
-            "whose dims past the first are known",
+            "whose dims past the first are known and its own",
             k, describe(empty), describe(other)));
     if (!other.var.valid()) other.var = c.materialize(other, other_name);
     // The condition as a Float32 [1] (1 for then_branch), broadcast to `other`'s
