@@ -248,6 +248,30 @@ TEST(OnnxNms, EveryBoxOfAMaskedSelectionIsBoundedByTheMask) {
               (D{0, 0, 3, 0, 0, 0, 0, 0, 5}));
 }
 
+// A mask that selects no box: ONNX selects nothing, [0, 3]. MegEngine's TopK
+// takes no empty input, so the NMSKeep path sorts one more box, a sentinel of no
+// area scoring the lowest float, and leaves it out by its index. With one box
+// selected the sentinel is the second and must not show up either.
+TEST(OnnxNms, AMaskThatSelectsNoBoxSelectsNothing) {
+    const ir::Graph g = masked_nms_model(3, 0.5f).import();
+    const std::map<std::string, D> boxes_and_scores{{"all_boxes", as_doubles(kBoxes)},
+                                                    {"all_scores", as_doubles(kScores)}};
+    auto with_mask = [&](D mask) {
+        auto inputs = boxes_and_scores;
+        inputs["mask"] = std::move(mask);
+        return inputs;
+    };
+    const auto none = evaluate(g, with_mask({0, 0, 0, 0, 0, 0}));
+    ASSERT_EQ(none.size(), 1u);
+    EXPECT_EQ(dims_of(none[0]), rows_of(0));
+    // Box 4 alone (score 0.5): the selection is its row and nothing else.
+    EXPECT_EQ(evaluate_values(g, with_mask({0, 0, 0, 0, 1, 0})), (D{0, 0, 0}));
+    // The same with a score threshold above every score of the selected boxes.
+    const ir::Graph above = masked_nms_model(3, 0.5f, 0.99f).import();
+    EXPECT_EQ(dims_of(evaluate(above, with_mask({1, 1, 1, 1, 1, 1})).at(0)), rows_of(0));
+    expect_dumps_and_loads(g);
+}
+
 TEST(OnnxNms, RefusesWhatItCannotSelectWithTheFieldAtFault) {
     auto expect_refused = [](const OnnxModel& m, const std::string& what) {
         const std::string e = import_error(m);

@@ -292,13 +292,13 @@ inline std::vector<engine::eval::EvalOutput> evaluate(
     }
     return engine::eval::evaluate(g, feeds);
 }
-// Output 0's values.
 // An evaluated output's dims.
 inline std::vector<uint32_t> dims_of(const engine::eval::EvalOutput& out) {
     auto d = out.value.shape().dims();
     return {d.begin(), d.end()};
 }
 
+// Output 0's values.
 inline std::vector<double> evaluate_values(const ir::Graph& g,
                                            const std::map<std::string, std::vector<double>>& inputs) {
     return engine::eval::to_doubles(evaluate(g, inputs).at(0).value);

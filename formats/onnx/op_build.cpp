@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -89,6 +90,14 @@ ir::VarId earlier_mask(Importer& c, int64_t n, size_t leading) {
 ir::VarId with_unit_axis(Importer& c, ir::VarId v, int32_t axis) {
     const std::vector<ir::AxisDesc> add{{ir::AxisDescMethod::ADD_1, axis}};
     return c.emit("AxisAddRemove", {v}, {{"desc", add}});
+}
+
+ir::VarId reshaped(Importer& c, ir::VarId x, Shape dims) {
+    const auto unknown = std::find(dims.begin(), dims.end(), int64_t{-1});
+    if (unknown == dims.end()) return c.reshape(x, dims);
+    const int64_t axis = unknown - dims.begin();
+    *unknown = 1;
+    return c.emit("Reshape", {x, c.const_i32(dims)}, {int_param("axis", axis)});
 }
 
 ir::VarId concat(Importer& c, const std::vector<ir::VarId>& parts, int64_t axis) {

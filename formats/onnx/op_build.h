@@ -29,6 +29,10 @@ ir::VarId float32_tensor(Importer& c, const std::vector<float>& values, const Sh
 ir::VarId earlier_mask(Importer& c, int64_t n, size_t leading);
 // `v` with a new unit axis at `axis` (AxisAddRemove ADD_1).
 ir::VarId with_unit_axis(Importer& c, ir::VarId v, int32_t axis);
+// `x` reshaped to `dims`, where one -1 stands for a dim known only at run time:
+// Reshape's unspecified axis (its target holds 1 there), which MegEngine sizes
+// from the element count. Without a -1, a Reshape to the constant target.
+ir::VarId reshaped(Importer& c, ir::VarId x, Shape dims);
 // `parts` concatenated along `axis`; a lone part is itself, as MegEngine's
 // Concat::make returns it (a Concat of one would not load).
 ir::VarId concat(Importer& c, const std::vector<ir::VarId>& parts, int64_t axis);

@@ -65,11 +65,7 @@ void empty_or_other(Importer& c, size_t k, const Value& empty, Value other, std:
     ir::VarId taken = c.graph().output_var(take, 0);
     Shape dims = other.shape;
     dims[0] = -1;
-    if (dims.size() > 1) {
-        Shape target = dims;
-        target[0] = 1;
-        taken = c.emit("Reshape", {taken, c.const_i32(target)}, {int_param("axis", 0)});
-    }
+    if (dims.size() > 1) taken = reshaped(c, taken, dims);
     set_runtime_output(c, k, taken, other.elem_type, dims);
 }
 

@@ -40,6 +40,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "formats/onnx/onnx_proto.h"
@@ -128,20 +129,8 @@ ir::VarId float_scalar_input(Importer& c, size_t i, std::string_view what, float
     return c.var(i);  // a rank-0 value is a [1] var already
 }
 
-// `x` flattened to one axis, of `count` elements (-1: known only at run time,
-// Reshape's unspecified axis).
-ir::VarId flattened(Importer& c, ir::VarId x, int64_t count) {
-    if (count >= 0) return c.reshape(x, {count});
-    return c.emit("Reshape", {x, c.const_i32({1})}, {int_param("axis", 0)});
-}
-
-// `x` reshaped to `dims`, where a -1 (at most one) is Reshape's unspecified axis.
-ir::VarId reshaped(Importer& c, ir::VarId x, Shape dims) {
-    const auto unknown = std::find(dims.begin(), dims.end(), int64_t{-1});
-    if (unknown == dims.end()) return c.reshape(x, dims);
-    *unknown = 1;
-    return c.emit("Reshape", {x, c.const_i32(dims)}, {int_param("axis", unknown - dims.begin())});
-}
+// `x` flattened to one axis, of `count` elements (-1: known only at run time).
+ir::VarId flattened(Importer& c, ir::VarId x, int64_t count) { return reshaped(c, x, {count}); }
 
 // table[at] of a 1-D table by 1-D Int32 positions (IndexingMultiAxisVec).
 ir::VarId gathered(Importer& c, ir::VarId table, ir::VarId at) {
@@ -185,6 +174,7 @@ std::optional<int64_t> most_boxes(Importer& c) {
 //     ascend, so their scores descend and these are a prefix of the row: boxes
 //     at or below the threshold come after every box above it and suppress none
 //     of them, so taking them out afterwards leaves ONNX's selection.
+// A box count known only at run time may be 0; see the sentinel below.
 // NMSKeep's overlap test is ONNX's suppress_by_iou for boxes with corners in
 // order (corners_of puts them so) and iou_threshold >= 0, as the intersection
 // over union above the threshold written as a product (intersection > union ·
@@ -269,14 +259,31 @@ void non_max_suppression_by_nms_keep(Importer& c, bool center_point_box, int64_t
         c.fail(fmt::format("{} batch and class rows of {} boxes: their Int32 positions would overflow", rows,
                            n));
 
+    // A box count known only at run time may be 0 (a mask that selected
+    // nothing), and MegEngine's TopK takes no empty input. Such boxes get one
+    // more, a sentinel: a box of no area (it overlaps nothing, so it suppresses
+    // no box) scoring the lowest float (it sorts after every real box, and among
+    // equal scores after them by its index), left out of the selection by its
+    // index below. `n_boxes` is the real count, `n_var` the rows' length.
+    ir::VarId boxes_in = c.var(0), scores_in = c.var(1), n_boxes = c.const_i32({n});
+    if (runtime_n) {
+        n_boxes = element(c, c.emit("GetVarShape", {scores_in}), 2);
+        boxes_in = concat(
+            c, {boxes_in, float32_tensor(c, std::vector<float>(batches * 4, 0.0f), {batches, 1, 4})}, 1);
+        scores_in = concat(
+            c,
+            {scores_in, float32_tensor(c, std::vector<float>(rows, std::numeric_limits<float>::lowest()),
+                                       {batches, classes, 1})},
+            2);
+    }
+    const ir::VarId n_var = runtime_n ? int_op(c, "ADD", {n_boxes, c.const_i32({1})}) : n_boxes;
     // The boxes as NMSKeep reads them, [batches, n, 4].
-    const Corners k = corners_of(c, c.var(0), center_point_box);
+    const Corners k = corners_of(c, boxes_in, center_point_box);
     const ir::VarId boxes = concat(c,
                                    {with_unit_axis(c, k.x_min, 2), with_unit_axis(c, k.y_min, 2),
                                     with_unit_axis(c, k.x_max, 2), with_unit_axis(c, k.y_max, 2)},
                                    2);
-    const ir::VarId n_var = runtime_n ? element(c, c.emit("GetVarShape", {c.var(1)}), 2) : c.const_i32({n});
-    const ir::VarId negated = reshaped(c, elemwise(c, "NEGATE", {c.var(1)}), {rows, n});
+    const ir::VarId negated = reshaped(c, elemwise(c, "NEGATE", {scores_in}), {rows, n});
     const ir::OprId sort = c.emit_opr("TopK", {negated, n_var}, {{"mode", "VALUE_IDX_SORTED"}}, 2);
     const ir::VarId sorted_negated = c.graph().output_var(sort, 0), order = c.graph().output_var(sort, 1);
     const int64_t entries = runtime_n ? -1 : rows * n;
@@ -295,9 +302,13 @@ void non_max_suppression_by_nms_keep(Importer& c, bool center_point_box, int64_t
     ir::VarId within = int_op(c, "LT", {column, c.reshape(kept_count, {rows, 1})});
     if (runtime_limit) within = int_op(c, "MUL", {within, int_op(c, "LT", {column, *runtime_limit})});
     ir::VarId valid = c.reshape(type_cvt(c, within, ir::DTypeEnum::Float32), {rows * max_output});
-    // Each kept entry's place in the sorted rows, flat.
+    // Each kept entry's place in the sorted rows, flat, and its box.
     const ir::VarId kept_at =
         flattened(c, int_op(c, "ADD", {kept, row_starts(c, rows, 1, n, n_var)}), rows * max_output);
+    const ir::VarId kept_box = gathered(c, flattened(c, order, entries), kept_at);
+    if (runtime_n)  // the sentinel is box n_boxes
+        valid = elemwise(c, "MUL",
+                         {valid, type_cvt(c, int_op(c, "LT", {kept_box, n_boxes}), ir::DTypeEnum::Float32)});
     if (c.has_input(4)) {
         // score > threshold, as −score < −threshold (negation is exact).
         const ir::VarId kept_negated = gathered(c, flattened(c, sorted_negated, entries), kept_at);
@@ -308,7 +319,7 @@ void non_max_suppression_by_nms_keep(Importer& c, bool center_point_box, int64_t
 
     const ir::OprId take = c.emit_opr("CondTake", {valid, valid}, {{"mode", "EQ"}, {"val", 1.0f}}, 2);
     const ir::VarId at = c.graph().output_var(take, 1);  // Int32 flat entries, in output order
-    const ir::VarId box = gathered(c, flattened(c, order, entries), gathered(c, kept_at, at));
+    const ir::VarId box = gathered(c, kept_box, at);
     const ir::VarId batch = int_op(c, "FLOOR_DIV", {at, c.const_i32({classes * max_output})});
     const ir::VarId cls =
         int_op(c, "MOD", {int_op(c, "FLOOR_DIV", {at, c.const_i32({max_output})}), c.const_i32({classes})});

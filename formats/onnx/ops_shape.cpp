@@ -69,10 +69,7 @@ void reshape_of_runtime_dims(Importer& c) {
         }
     }
     if (unspecified < 0) return c.set_output_var(0, c.reshape(c.var(0), target), x.elem_type, target);
-    Shape with_one = target;
-    with_one[unspecified] = 1;
-    const ir::VarId y = c.emit("Reshape", {c.var(0), c.const_i32(with_one)}, {int_param("axis", unspecified)});
-    set_runtime_output(c, 0, y, x.elem_type, target);
+    set_runtime_output(c, 0, reshaped(c, c.var(0), target), x.elem_type, target);
 }
 
 void reshape(Importer& c) {

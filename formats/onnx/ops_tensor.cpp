@@ -347,7 +347,9 @@ void one_hot(Importer& c) {
     if (runtime_depth) {
         operand_length(c, 1, "depth", 1);
         const ir::VarId d = int32_var(c, 1, "depth");
-        positions = c.emit("Reshape", {iota(c, d), c.const_i32(pos_shape)}, {int_param("axis", axis)});
+        Shape runtime_pos_shape = pos_shape;
+        runtime_pos_shape[static_cast<size_t>(axis)] = -1;
+        positions = reshaped(c, iota(c, d), runtime_pos_shape);
         negatives = int_op(c, "SUB", {positions, d});
     }
     ir::VarId hit = c.emit("Elemwise",
@@ -466,12 +468,9 @@ void top_k(Importer& c) {
     Shape out = x.shape;
     out[axis] = k;
     Shape moved_out = moved;
-    moved_out.back() = runtime_k ? 1 : k;
+    moved_out.back() = runtime_k ? -1 : k;  // with a runtime K, known only at run time
     for (uint32_t i = 0; i < 2; ++i) {
-        // With a runtime K the last axis is Reshape's unspecified one.
-        ir::VarId v = top[i];
-        v = runtime_k ? c.emit("Reshape", {v, c.const_i32(moved_out)}, {int_param("axis", rank - 1)})
-                      : c.reshape(v, moved_out);
+        ir::VarId v = reshaped(c, top[i], moved_out);
         if (shuffle) v = c.emit("Dimshuffle", {v}, {{"pattern", from_last}});
         if (runtime_k)
             set_runtime_output(c, i, v, i == 0 ? x.elem_type : P::INT64, out.size());

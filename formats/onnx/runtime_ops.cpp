@@ -108,7 +108,7 @@ void tile_to_runtime_repeats(Importer& c) {
     ir::VarId y = c.var(0);
     for (int64_t k = 0; k < r; ++k) {
         const int64_t m = element_count(Shape(x.shape.begin() + k, x.shape.end()));
-        y = c.emit("Reshape", {y, c.const_i32({1, 1, m})}, {int_param("axis", 0)});
+        y = reshaped(c, y, {-1, 1, m});
         const ir::VarId a = c.emit("GetVarShape", {y}, {int_param("axis", 0)});
         const ir::VarId target = c.emit("Concat", {a, element(c, repeats, k), c.const_i32({m})}, {int_param("axis", 0)});
         y = c.emit("Broadcast", {y, target});
