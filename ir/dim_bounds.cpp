@@ -38,6 +38,20 @@ const T* field_as(const Graph& g, OprId o, std::string_view name) {
     return f ? std::get_if<T>(f) : nullptr;
 }
 
+// The name of enum field `name`'s member (Elemwise's and Reduce's mode), or "".
+std::string_view enum_name_of(const Graph& g, OprId o, std::string_view name) {
+    for (const ParamValue& p : g.params_of(o)) {
+        const ParamTableDesc& table = param_table(p.table);
+        const int k = find_field(table, name);
+        if (k < 0 || static_cast<size_t>(k) >= p.fields.size() || !table.fields[k].enum_type) continue;
+        const int64_t* value = std::get_if<int64_t>(&p.fields[k]);
+        const EnumMember* m =
+            value ? find_enum_member(*table.fields[k].enum_type, static_cast<uint32_t>(*value)) : nullptr;
+        return m ? m->name : std::string_view();
+    }
+    return {};
+}
+
 // A small Int32 constant's elements (a Reshape's target, TopK's k), or nullopt.
 std::optional<std::vector<int32_t>> int32_constant(const Graph& g, VarId v) {
     std::vector<int32_t> out(kMaxNdim + 1);
@@ -50,6 +64,23 @@ std::optional<std::vector<int32_t>> int32_constant(const Graph& g, VarId v) {
 class BoundsWalk {
   public:
     explicit BoundsWalk(const Graph& g) : g_(g) {}
+
+    // Where an Int32 var of a few elements may lie when the graph runs: an
+    // interval per element, row-major. A count that only the run time knows is
+    // built from shapes (GetVarShape) and constants by a few operators
+    // (torchvision's top-k count is ReduceMin(Concat(k, Shape(x)[0]))).
+    struct Interval {
+        int64_t lo, hi;
+    };
+    using Intervals = std::vector<Interval>;
+    std::optional<Intervals> values(VarId v, int depth = 0) {
+        if (v.value >= g_.vars.size() || depth > 256) return std::nullopt;
+        if (auto it = value_memo_.find(v.value); it != value_memo_.end()) return it->second;
+        std::optional<Intervals> iv = computed_values(v, depth + 1);
+        if (iv && iv->size() > kMaxNdim + 1) iv.reset();
+        value_memo_.emplace(v.value, iv);
+        return iv;
+    }
 
     std::optional<Bounds> of(VarId v, int depth = 0) {
         if (v.value >= g_.vars.size()) return std::nullopt;
@@ -65,6 +96,151 @@ class BoundsWalk {
     }
 
   private:
+    // v's rank where it is known without the run time (0: not known): its
+    // recorded shape, a constant's tensor, GetVarShape's one axis, or what the
+    // operators that keep, add or remove axes make of their input's (static
+    // inference leaves the shape of a count computed from an unknown shape
+    // unknown, rank included).
+    size_t rank_of(VarId v, int depth = 0) const {
+        if (const size_t r = g_.var_shape(v).size()) return r;
+        const OprId o = g_.vars.owner[v.value];
+        if (depth > 256 || !o.valid() || o.value >= g_.oprs.size()) return 0;
+        const std::string_view type = op_def(g_.oprs.type[o.value]).name;
+        const std::span<const VarId> in = g_.inputs_of(o);
+        if (in.empty()) {
+            const Range tensors = g_.oprs.tensors[o.value];
+            return tensors.count == 1 ? g_.tensor_shape(TensorId(tensors.begin)).size() : 0;
+        }
+        if (type == "GetVarShape") return 1;
+        if (type == "TypeCvt" || type == "Identity" || type == "Reduce" || type == "Concat")
+            return rank_of(in[0], depth + 1);
+        if (type == "Elemwise") {
+            size_t r = 0;
+            for (VarId x : in) {
+                const size_t rx = rank_of(x, depth + 1);
+                if (rx == 0) return 0;
+                r = std::max(r, rx);
+            }
+            return r;
+        }
+        if (type == "Reshape") {
+            const auto target = in.size() > 1 ? int32_constant(g_, in[1]) : std::nullopt;
+            return target ? target->size() : 0;
+        }
+        if (type == "Subtensor") {
+            // A scalar index removes its axis; every axis removed leaves [1].
+            const auto* items = field_as<std::vector<IndexDescMaskItem>>(g_, o, "items");
+            const size_t r = rank_of(in[0], depth + 1);
+            if (!items || r == 0) return 0;
+            size_t removed = 0;
+            for (const IndexDescMaskItem& item : *items) removed += item.idx;
+            return removed >= r ? 1 : r - removed;
+        }
+        if (type == "AxisAddRemove") {
+            const auto* desc = field_as<std::vector<AxisDesc>>(g_, o, "desc");
+            int64_t r = static_cast<int64_t>(rank_of(in[0], depth + 1));
+            if (!desc || r == 0) return 0;
+            for (const AxisDesc& d : *desc) r += d.method == AxisDescMethod::ADD_1 ? 1 : -1;
+            return static_cast<size_t>(std::max<int64_t>(r, 1));
+        }
+        return 0;
+    }
+
+    std::optional<Intervals> computed_values(VarId v, int depth) {
+        if (const auto c = int32_constant(g_, v)) {
+            Intervals out;
+            for (int32_t x : *c) out.push_back({x, x});
+            return out;
+        }
+        const OprId o = g_.vars.owner[v.value];
+        if (!o.valid() || o.value >= g_.oprs.size()) return std::nullopt;
+        const std::string_view type = op_def(g_.oprs.type[o.value]).name;
+        const std::span<const VarId> in = g_.inputs_of(o);
+        if (in.empty()) return std::nullopt;
+        auto input = [&](size_t i) { return i < in.size() ? values(in[i], depth) : std::nullopt; };
+        // Elements taken one by one only of 1-D vars, where row-major order is
+        // the order along the axis. A Concat, Elemwise or Reduce whose output
+        // is 1-D has 1-D inputs (MegEngine's rules keep the rank, and a var has
+        // at least one axis); a Subtensor's input is checked itself.
+        const bool one_dim_output = rank_of(v) == 1;
+
+        if (type == "GetVarShape") {
+            // tensor_manip.cpp: the shape, or one dim of it (axis 7: the whole).
+            if (in.size() != 1) return std::nullopt;
+            const auto dims = of(in[0], depth);
+            // No param: the default, the whole shape.
+            const auto* axis_field = field_as<int64_t>(g_, o, "axis");
+            const int64_t axis = axis_field ? *axis_field : static_cast<int64_t>(kMaxNdim);
+            if (!dims) return std::nullopt;
+            Intervals out;
+            for (uint64_t d : *dims) out.push_back({0, static_cast<int64_t>(d)});
+            if (axis == static_cast<int64_t>(kMaxNdim)) return out;
+            if (axis < 0 || static_cast<size_t>(axis) >= out.size()) return std::nullopt;
+            return Intervals{out[static_cast<size_t>(axis)]};
+        }
+        if (type == "TypeCvt" || type == "Identity" || type == "Reshape" || type == "AxisAddRemove")
+            return input(0);
+        if (type == "Concat") {
+            // Of 1-D parts (a count's parts), one after the other.
+            Intervals out;
+            for (size_t i = 0; i < in.size(); ++i) {
+                const auto part = input(i);
+                if (!part || !one_dim_output) return std::nullopt;
+                out.insert(out.end(), part->begin(), part->end());
+            }
+            return out;
+        }
+        if (type == "Subtensor" || type == "IndexingMultiAxisVec") {
+            // One constant index into a 1-D var: that element.
+            const auto x = input(0);
+            const auto* items = field_as<std::vector<IndexDescMaskItem>>(g_, o, "items");
+            if (!x || !items || items->size() != 1 || in.size() != 2 || rank_of(in[0]) != 1)
+                return std::nullopt;
+            const IndexDescMaskItem& item = (*items)[0];
+            const auto at = int32_constant(g_, in[1]);
+            if (item.axis != 0 || !item.idx || item.begin || item.end || item.step || !at || at->size() != 1)
+                return std::nullopt;
+            const int64_t k = (*at)[0] < 0 ? (*at)[0] + static_cast<int64_t>(x->size()) : (*at)[0];
+            if (k < 0 || static_cast<size_t>(k) >= x->size()) return std::nullopt;
+            return Intervals{(*x)[static_cast<size_t>(k)]};
+        }
+        if (type == "Reduce") {
+            // MIN or MAX (the schema's MIN_ and MAX_) of a 1-D var into one element.
+            const auto x = input(0);
+            const std::string_view mode = enum_name_of(g_, o, "mode");
+            if (!x || x->empty() || in.size() != 1 || !one_dim_output || (mode != "MIN_" && mode != "MAX_"))
+                return std::nullopt;
+            Interval r = x->front();
+            for (const Interval& e : *x)
+                r = mode == "MIN_" ? Interval{std::min(r.lo, e.lo), std::min(r.hi, e.hi)}
+                                   : Interval{std::max(r.lo, e.lo), std::max(r.hi, e.hi)};
+            return Intervals{r};
+        }
+        if (type == "Elemwise" && in.size() == 2) {
+            // MIN, MAX (MIN_ and MAX_) and ADD of two vars of one length, or one of
+            // them a single element.
+            const auto a = input(0), b = input(1);
+            const std::string_view mode = enum_name_of(g_, o, "mode");
+            if (!a || !b || !one_dim_output || (a->size() != b->size() && a->size() != 1 && b->size() != 1))
+                return std::nullopt;
+            const size_t n = std::max(a->size(), b->size());
+            Intervals out(n);
+            for (size_t i = 0; i < n; ++i) {
+                const Interval x = (*a)[a->size() == 1 ? 0 : i], y = (*b)[b->size() == 1 ? 0 : i];
+                if (mode == "MIN_")
+                    out[i] = {std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
+                else if (mode == "MAX_")
+                    out[i] = {std::max(x.lo, y.lo), std::max(x.hi, y.hi)};
+                else if (mode == "ADD")
+                    out[i] = {x.lo + y.lo, x.hi + y.hi};
+                else
+                    return std::nullopt;
+            }
+            return out;
+        }
+        return std::nullopt;
+    }
+
     std::optional<Bounds> computed(VarId v, int depth) {
         const OprId o = g_.vars.owner[v.value];
         if (!o.valid() || o.value >= g_.oprs.size()) return std::nullopt;
@@ -201,11 +377,14 @@ class BoundsWalk {
         }
         if (type == "TopK") {
             // Rows of k (the smallest k for k > 0, the largest for k < 0): at
-            // most |k| when it is a constant, else the row's length.
+            // most |k|, where k's values are bounded, and at most the row's length.
             auto x = input(0);
             if (!x || x->size() != 2) return std::nullopt;
-            if (const auto kv = int32_constant(g_, in[1]); kv && kv->size() == 1)
-                (*x)[1] = std::min<uint64_t>((*x)[1], static_cast<uint64_t>(std::abs(int64_t{(*kv)[0]})));
+            if (const auto k = values(in[1], depth); k && k->size() == 1) {
+                const auto [lo, hi] = k->front();
+                const int64_t most = std::max(std::abs(lo), std::abs(hi));
+                (*x)[1] = std::min<uint64_t>((*x)[1], static_cast<uint64_t>(most));
+            }
             return x;
         }
         return std::nullopt;
@@ -213,6 +392,7 @@ class BoundsWalk {
 
     const Graph& g_;
     std::map<uint32_t, std::optional<Bounds>> memo_;
+    std::map<uint32_t, std::optional<Intervals>> value_memo_;
 };
 
 }  // namespace

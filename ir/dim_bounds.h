@@ -18,8 +18,12 @@ namespace mgedump::ir {
 // allow (a CondTake's output holds at most its input's elements; an Elemwise's
 // dim is at most the largest of its inputs'; a Dimshuffle, AxisAddRemove,
 // Reshape to a constant target, Concat, Subtensor, single-index
-// IndexingMultiAxisVec, TopK or TypeCvt moves, sums or keeps them). Nullopt when some operator on
-// the way has no rule here (the caller then refuses what needed the bound).
+// IndexingMultiAxisVec, TopK or TypeCvt moves, sums or keeps them). A TopK's k
+// known only at run time bounds its rows where k is made of shapes and
+// constants (GetVarShape, Subtensor, Concat, Reduce MIN/MAX, Elemwise
+// MIN/MAX/ADD: torchvision's min(k, Shape(x)[0]) is at most k). Nullopt when
+// some operator on the way has no rule here (the caller then refuses what
+// needed the bound).
 std::optional<std::vector<uint64_t>> dim_upper_bounds(const Graph& g, VarId v);
 
 }  // namespace mgedump::ir

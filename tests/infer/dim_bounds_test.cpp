@@ -4,7 +4,8 @@
 // inputs'), Dimshuffle permutes, AxisAddRemove adds or removes unit axes,
 // Reshape's unspecified axis takes the elements the others leave, Concat adds
 // along its axis, an index along one axis takes the index's length, a slice
-// keeps at most the data's dim, TopK keeps at most k.
+// keeps at most the data's dim, TopK keeps at most k (a run-time k made of
+// shapes and constants: within the interval those give it).
 #include "ir/dim_bounds.h"
 
 #include "tests/infer/infer_test_util.h"
@@ -83,6 +84,41 @@ TEST(DimBounds, IndexingTakesTheIndexLengthAndSlicesKeepTheData) {
             b.graph(), b.op("Subtensor", {rows, b.constant<int32_t>({1}, {0}), b.constant<int32_t>({1}, {2})},
                             {{"items", std::vector{first}}})),
         (Bounds{10, 4}));
+}
+
+// torchvision's top-k count, min(k, len(x)) (ONNX: ReduceMin of Concat of k and
+// Shape(x)[0]), is made of a constant and a shape: a TopK by it keeps at most k
+// of a row of at most 12, whatever the run time gives. Elemwise MIN of the same
+// two bounds it the same way; ADD of them adds the bounds; an input k bounds nothing.
+TEST(DimBounds, ARunTimeKMadeOfShapesAndConstantsBoundsTopK) {
+    GraphBuilder b;
+    const VarId s = selection(b, "x", 3, 4);  // at most 12
+    const VarId row =
+        b.op("AxisAddRemove", {s}, {{"desc", std::vector<ir::AxisDesc>{{ir::AxisDescMethod::ADD_1, 0}}}});
+    const ir::IndexDescMaskItem first{0, false, false, false, true};
+    const VarId length = b.op("Subtensor", {b.op("GetVarShape", {s}), b.constant<int32_t>({1}, {0})},
+                              {{"items", std::vector{first}}});
+    const VarId five = b.constant<int32_t>({1}, {5});
+    auto top_k_by = [&](VarId k) {
+        return b.op("TopK", {row, k}, {{"mode", "VALUE_IDX_SORTED"}}, ir::OpOptions{.outputs = 2});
+    };
+    const VarId reduced_min =
+        b.op("Reduce", {b.op("Concat", {five, length}, {{"axis", 0}})}, {{"mode", "MIN_"}, {"axis", 0}});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), top_k_by(reduced_min)), (Bounds{1, 5}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), top_k_by(b.op("Elemwise", {length, five}, {{"mode", "MIN_"}}))),
+              (Bounds{1, 5}));
+    // MAX of them may be the length (at most 12); so may 5 + the length, past it.
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), top_k_by(b.op("Elemwise", {length, five}, {{"mode", "MAX_"}}))),
+              (Bounds{1, 12}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), top_k_by(b.op("Elemwise", {length, five}, {{"mode", "ADD"}}))),
+              (Bounds{1, 12}));
+    // A k of -3 (the largest 3) through MIN with the length: at most 3.
+    EXPECT_EQ(ir::dim_upper_bounds(
+                  b.graph(),
+                  top_k_by(b.op("Elemwise", {length, b.constant<int32_t>({1}, {-3})}, {{"mode", "MIN_"}}))),
+              (Bounds{1, 3}));
+    // A k the graph is given: only the row's length.
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), top_k_by(b.input("k", I32, {1}))), (Bounds{1, 12}));
 }
 
 TEST(DimBounds, AnOperatorWithoutARuleOnTheWayGivesNoBound) {
