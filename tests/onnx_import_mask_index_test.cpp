@@ -187,6 +187,54 @@ TEST(OnnxMaskIndex, TopKOfTheSmallestByAKnownOnlyAtRunTime) {
     EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{0, 1, 30, 31, 10, 11}));
 }
 
+// torchvision ranks what a mask selected by min(k, count), which is 0 when the
+// mask selects nothing; MegEngine's TopK takes neither an empty input nor k = 0,
+// so a K known only at run time ranks the selection and one sentinel, and keeps
+// the first K (ops_tensor.cpp). Each case's expected values are numpy's.
+TEST(OnnxMaskIndex, TopKByARunTimeKTakesNoneOfAnEmptySelectionAndAllOfAFullOne) {
+    const ir::Graph g = ranked_selection_model(/*largest=*/true, /*runtime_k=*/true).import();
+    expect_same_ops_after_round_trip(g);
+    // Nothing above 0.3: no top value, index or box; "both" is the constant row alone.
+    auto none = evaluate(g, {{"s", {0.1, 0.2, 0.3, 0.0, 0.25}}, {"boxes", kBoxes}, {"k", {0}}});
+    EXPECT_EQ(dims_of(none[0]), (U{0}));
+    EXPECT_EQ(dims_of(none[1]), (U{0}));
+    EXPECT_EQ(dims_of(none[2]), (U{0, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(none[3].value), (D{-1, -2}));
+    // Three selected and k = 0: none of them.
+    EXPECT_EQ(dims_of(evaluate(g, {{"s", kScores}, {"boxes", kBoxes}, {"k", {0}}})[0]), (U{0}));
+    // k = 3 of three (the sentinel is the fourth TopK takes): all of them, largest first.
+    auto all = evaluate(g, {{"s", kScores}, {"boxes", kBoxes}, {"k", {3}}});
+    expect_near_all(engine::eval::to_doubles(all[0].value), {0.9, 0.7, 0.5}, 1e-7);
+    EXPECT_EQ(engine::eval::to_doubles(all[1].value), (D{1, 2, 0}));
+    EXPECT_EQ(engine::eval::to_doubles(all[2].value), (D{10, 11, 30, 31, 0, 1}));
+}
+
+// ReduceMax and ReduceMin over an axis only the run time knows: MegEngine's
+// Reduce refuses MAX and MIN of an empty input, so that axis gets one more entry
+// of the mode's identity (op_build.cpp), and an empty selection gives ONNX's
+// (opset 18) value for no elements: -inf for the max, +inf for the min.
+TEST(OnnxMaskIndex, MaxAndMinOverTheCountAreInfiniteForAnEmptySelection) {
+    OnnxModel m = mask_index_model({3, 4}, {3});
+    m.output("top").output("column_least");
+    set_attr(m.node("ReduceMax", {"y"}, {"top"}, "max"), "keepdims", int64_t{0});
+    auto& min = m.node("ReduceMin", {"y"}, {"column_least"}, "min");
+    set_attr(min, "axes", std::vector<int64_t>{0});
+    set_attr(min, "keepdims", int64_t{0});
+    const ir::Graph g = m.import();
+    expect_same_ops_after_round_trip(g);
+    const D x{1, 2, 3, 4, 5, 6, 7, 8, -9, -10, -11, -12};
+    // Rows 0 and 2: max 4, column minima -9..-12.
+    auto some = evaluate(g, {{"x", x}, {"mask", {1, 0, 1}}});
+    EXPECT_EQ(engine::eval::to_doubles(some[1].value), (D{4}));
+    EXPECT_EQ(engine::eval::to_doubles(some[2].value), (D{-9, -10, -11, -12}));
+    // No row.
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    auto none = evaluate(g, {{"x", x}, {"mask", {0, 0, 0}}});
+    EXPECT_EQ(dims_of(none[0]), (U{0, 4}));
+    EXPECT_EQ(engine::eval::to_doubles(none[1].value), (D{-kInf}));
+    EXPECT_EQ(engine::eval::to_doubles(none[2].value), (D{kInf, kInf, kInf, kInf}));
+}
+
 TEST(OnnxMaskIndex, RefusesTopKOfMoreThanOneRuntimeAxisAndAConcatOfOtherRowWidths) {
     OnnxModel rows = mask_index_model({2, 3}, {2});
     rows.output("v").output("i", OnnxType::INT64);

@@ -173,6 +173,51 @@ ir::VarId reduce_axes(Importer& c, ir::VarId x, std::string_view mode, const std
     return x;
 }
 
+namespace {
+
+// x with one more entry along `axis`, MAX's identity (the lowest value) or
+// MIN's (the highest): MegEngine's Reduce refuses MAX and MIN of an empty input
+// (basic_arith.cpp: "empty input is not allowed for reduce mode"), and an axis
+// only the run time knows may be empty. ONNX's ReduceMax of no values is −∞ or
+// the dtype's lowest (opset 18), and so is this; a graph that runs it where
+// PyTorch's would raise (torchvision's batched_nms takes boxes.max() in the
+// branch an If leaves for boxes that are not empty, and MegEngine computes both
+// branches) gets a value it then discards. Floats get ±∞, computed when the
+// graph runs (LOG of 0), so the file holds no non-finite param for MegEngine's
+// dumper to warn about.
+ir::VarId with_extreme_identity(Importer& c, ir::VarId x, int64_t rank, int64_t axis, bool max,
+                                int32_t elem_type) {
+    std::vector<int64_t> others(static_cast<size_t>(rank), 1), here(static_cast<size_t>(rank), 0);
+    others[static_cast<size_t>(axis)] = 0;
+    here[static_cast<size_t>(axis)] = 1;
+    // x's shape with 1 along `axis`.
+    const ir::VarId pad_shape =
+        elemwise(c, "ADD",
+                 {elemwise(c, "MUL", {c.emit("GetVarShape", {x}), int32_tensor(c, others, {rank})}),
+                  int32_tensor(c, here, {rank})});
+    ir::VarId identity;
+    if (is_float_type(elem_type)) {
+        identity = elemwise(c, "LOG", {scalar_as(c, 0.0, elem_type)});  // −∞
+        if (!max) identity = elemwise(c, "NEGATE", {identity});
+    } else {
+        const auto [lowest, highest] = integer_range(onnx_var_dtype(elem_type, c));
+        identity = scalar_as(c, static_cast<double>(max ? lowest : highest), elem_type);
+    }
+    return concat(c, {x, c.emit("Broadcast", {identity, pad_shape})}, axis);
+}
+
+}  // namespace
+
+ir::VarId padded_for_empty_extremes(Importer& c, ir::VarId y, const Value& x, std::string_view mode,
+                                    const std::vector<int64_t>& axes) {
+    if (mode != "MAX" && mode != "MIN") return y;
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    for (int64_t a : axes)
+        if (x.shape[static_cast<size_t>(a)] < 0)
+            y = with_extreme_identity(c, y, rank, a, mode == "MAX", x.elem_type);
+    return y;
+}
+
 ir::VarId drop_axes(Importer& c, ir::VarId y, const std::vector<int64_t>& axes, Shape& shape) {
     std::vector<ir::AxisDesc> desc;
     for (auto it = axes.rbegin(); it != axes.rend(); ++it) {

@@ -54,6 +54,12 @@ Shape broadcast_inputs(Importer& c, size_t first, size_t count);
 // x reduced over `axes` (normalized, sorted, unique) with one Reduce per axis; the
 // axes are kept as size 1 (ONNX keepdims=1).
 ir::VarId reduce_axes(Importer& c, ir::VarId x, std::string_view mode, const std::vector<int64_t>& axes);
+// x (its ONNX value; `y` is x's var or what an element-wise step made of it)
+// ready for a Reduce MAX or MIN over `axes`: along each such axis only the run
+// time knows, which may be empty, one more entry holding the mode's identity
+// (see op_build.cpp). Other modes, and known axes, are left as they are.
+ir::VarId padded_for_empty_extremes(Importer& c, ir::VarId y, const Value& x, std::string_view mode,
+                                    const std::vector<int64_t>& axes);
 // `y` of keepdims shape `kept` with the `axes` (sorted) removed; `shape` becomes
 // the ONNX shape. MegEngine keeps at least one axis (a full reduction stays [1]).
 ir::VarId drop_axes(Importer& c, ir::VarId y, const std::vector<int64_t>& axes, Shape& shape);

@@ -301,6 +301,7 @@ void reduce(Importer& c, const char* mode) {
         y = integer_mean(c, y, axes);
         for (int64_t a : axes) shape[a] = 1;
     } else {
+        y = padded_for_empty_extremes(c, y, x, mode, axes);
         for (int64_t a : axes) {
             y = c.emit("Reduce", {y}, {{"mode", mode}, int_param("axis", a)});
             shape[a] = 1;

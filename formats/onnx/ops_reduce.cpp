@@ -66,6 +66,7 @@ void reduce(Importer& c, const Reduction& r) {
     if (axes->empty()) c.fail(fmt::format("{} of a rank-0 input is not supported", c.node().op_type()));
     ir::VarId y = c.var(0);
     if (r.before) y = elemwise(c, r.before, {y});
+    y = padded_for_empty_extremes(c, y, x, r.mode, *axes);
     // SUM_SQR squares what it sums: only the first axis takes it, the others SUM.
     const bool squares = std::string_view(r.mode) == "SUM_SQR";
     y = reduce_axes(c, y, r.mode, {axes->front()});

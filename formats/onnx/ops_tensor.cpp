@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
@@ -402,11 +403,43 @@ std::array<ir::VarId, 2> top_k_of_rows(Importer& c, ir::VarId rows, int32_t elem
     return out;
 }
 
+// The top K of a row ([1, n], n possibly 0) for a K known only at run time
+// (input #1, possibly 0: torchvision ranks what a mask selected by min(k, n)),
+// as top_k_of_rows takes them. MegEngine's TopK takes neither an empty input
+// nor k = 0, so the row gets one more value, a sentinel sorting after every
+// real one (the dtype's largest finite value in the order TopK sorts: equal
+// values sort by index, and it is last), TopK takes K + 1, and both outputs
+// keep their first K (a Subtensor slice, which may be empty). The slice comes
+// last: MegEngine's Elemwise asserts that an empty output has an empty input
+// (basic_arith.cpp:297), and an empty slice of a tensor is a view of its
+// storage, which is not empty. Exact unless more than n - K of the values sort
+// after the sentinel (infinities or NaN).
+std::array<ir::VarId, 2> top_k_of_a_row_that_may_be_empty(Importer& c, ir::VarId row, int32_t elem_type,
+                                                          bool largest) {
+    operand_length(c, 1, "K", 1);
+    const ir::VarId kv = int32_var(c, 1, "K");
+    const double largest_value =
+        is_float_type(elem_type) ? static_cast<double>(std::numeric_limits<float>::max())
+                                 : static_cast<double>(integer_range(onnx_var_dtype(elem_type, c)).second);
+    if (largest) row = order_reversed(c, row, elem_type);
+    const ir::VarId padded =
+        concat(c, {row, with_unit_axis(c, scalar_as(c, largest_value, elem_type), 0)}, 1);
+    const ir::OprId o = c.emit_opr("TopK", {padded, int_op(c, "ADD", {kv, c.const_i32({1})})},
+                                   {{"mode", "VALUE_IDX_SORTED"}}, 2);
+    std::array<ir::VarId, 2> top{c.graph().output_var(o, 0), c.graph().output_var(o, 1)};
+    if (largest) top[0] = order_reversed(c, top[0], elem_type);
+    const ir::IndexDescMaskItem first_k{1, false, true, false, false};
+    for (ir::VarId& v : top) v = c.emit("Subtensor", {v, kv}, {{"items", std::vector{first_k}}});
+    return top;
+}
+
 // TopK of a 1-D value whose length only the run time knows (the scores a mask
 // selected, as detection post-processing ranks them): one row (a unit axis in
 // front), its K a constant or a runtime value (the largest taken as top_k below
-// takes them, by order_reversed), and the row axis removed from both outputs. K past the length fails when the graph runs (MegEngine's TopK
-// checks it), as ONNX's reference does.
+// takes them, by order_reversed), and the row axis removed from both outputs. A
+// constant K past the length fails when the graph runs (MegEngine's TopK checks
+// it), as ONNX's reference does; a K known only at run time may be 0, and the
+// value empty (top_k_of_a_row_that_may_be_empty).
 void top_k_of_runtime_length(Importer& c) {
     const Value& x = c.runtime_input(0);
     if (x.shape.size() != 1)
@@ -417,7 +450,12 @@ void top_k_of_runtime_length(Importer& c) {
     const int64_t k = c.opset() < 10 ? c.attr_int("k", 0) : runtime_k ? -1 : scalar_int(c, 1, "K");
     if (!runtime_k && k < 1) c.fail(fmt::format("K = {} is out of range: it must be at least 1", k));
     const bool largest = c.attr_int("largest", 1) != 0;
-    const auto top = top_k_of_rows(c, with_unit_axis(c, c.var(0), 0), x.elem_type, largest, runtime_k, k);
+    std::array<ir::VarId, 2> top;
+    if (runtime_k) {
+        top = top_k_of_a_row_that_may_be_empty(c, with_unit_axis(c, c.var(0), 0), x.elem_type, largest);
+    } else {
+        top = top_k_of_rows(c, with_unit_axis(c, c.var(0), 0), x.elem_type, largest, false, k);
+    }
     const std::vector<ir::AxisDesc> row{{ir::AxisDescMethod::REMOVE, 0}};
     for (uint32_t i = 0; i < 2; ++i) {
         const ir::VarId v = c.emit("AxisAddRemove", {top[i]}, {{"desc", row}});
