@@ -626,6 +626,11 @@ CORPUS = {
     # Its post-processing (score threshold, top-k, batched NMS) has data-dependent
     # shapes; exported to see how far the importer gets.
     "ssdlite320_mobilenet_v3_large": (13,),
+    # The same detector with a score threshold no candidate passes (without
+    # weights every class scores 1/91), so every class's top-k ranks an empty
+    # selection by k = 0, NMS gets no box and the outputs are empty: what a trained
+    # detector gives on an image with nothing in it.
+    "ssdlite320_mobilenet_v3_large_no_detections": (13,),
     # The part of it MegEngine can express: backbone and head on the normalized
     # image, box regressions and class logits per anchor (decoding and NMS left to
     # the caller).
@@ -665,6 +670,7 @@ DATA_DEPENDENT_OUTPUTS = {
     # with NonMaxSuppression (MegEngine's NMSKeep, sized by the anchors the mask
     # selects from) inside an If whose other branch is empty, and takes the best 300.
     "ssdlite320_mobilenet_v3_large",
+    "ssdlite320_mobilenet_v3_large_no_detections",
 }
 
 
@@ -766,6 +772,11 @@ def models():
         m = det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
         return Detector(m), torch.rand(1, 3, 320, 320), {}, False
 
+    def ssdlite_no_detections():
+        m = det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
+        m.score_thresh = 0.0125  # above 1/91
+        return Detector(m), torch.rand(1, 3, 320, 320), {}, False
+
     class DetectorHead(nn.Module):
         """An SSD's backbone and head: (bbox_regression, cls_logits) per anchor."""
 
@@ -819,6 +830,7 @@ def models():
         "fcn_resnet50": segmentation(seg.fcn_resnet50),
         "lraspp_mobilenet_v3_large": segmentation(seg.lraspp_mobilenet_v3_large),
         "ssdlite320_mobilenet_v3_large": ssdlite,
+        "ssdlite320_mobilenet_v3_large_no_detections": ssdlite_no_detections,
         "ssdlite320_mobilenet_v3_large_head": ssdlite_head,
         "roi_align_head": lambda: (RoiAlignHead(), torch.randn(1, 3, 64, 64), {}, False),
         "r3d_18": video(tvv.r3d_18),
