@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The ONNX corpus check: installs PyTorch/torchvision (tools/setup.sh --corpus), builds,
-# exports the corpus models (the script's table, --list: 184 models, every torchvision
+# exports the corpus models (the script's table, --list: 185 models, every torchvision
 # classifier at opsets 13 and 17 among them) into build/onnx-corpus, then converts
 # every model to FBS and FBS_V2 and checks it against its expectation file, and
 # executes each conversion with the evaluator on the saved input against PyTorch's
