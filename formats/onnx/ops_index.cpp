@@ -19,8 +19,14 @@ struct AxisSlice {
     int64_t axis, begin, end, step;
 };
 
-// ONNX's clamping rules for one axis of size `dim`.
+// ONNX's clamping rules for one axis of size `dim`. A step longer than the axis
+// takes at most one element, as a step of the axis's length does: clamped to it,
+// so that the length computed from it cannot overflow (fuzz_onnx found a step
+// of -(2^63 - 1): tests/fuzz/regressions/fuzz_onnx/slice-with-a-step-past-int64)
+// and the Subtensor's Int32 step holds it.
 AxisSlice clamp_slice(int64_t axis, int64_t start, int64_t end, int64_t step, int64_t dim) {
+    const int64_t most = std::max<int64_t>(dim, 1);
+    step = std::clamp(step, -most, most);
     auto fix = [&](int64_t v, int64_t lo, int64_t hi) {
         if (v < 0) v += dim;
         return std::clamp(v, lo, hi);
