@@ -482,6 +482,59 @@ TEST(OnnxMaskIndex, ClipAndArgExtremesTakeTheSelection) {
     EXPECT_EQ(engine::eval::to_doubles(out[3].value), (D{0, 1}));
 }
 
+// What torchvision's RetinaNet post-processing does with the selection: integer
+// Div and Mod of top-k positions (anchor and class), Not of a mask, Max with a
+// constant, Flatten, a Reshape to a shape computed from Shape, and a Split with
+// given sizes along the count. Expected values: numpy's (ONNX's integer Div
+// truncates, its Mod takes the divisor's sign).
+TEST(OnnxMaskIndex, RetinaNetsArithmeticTakesTheSelection) {
+    OnnxModel m = mask_index_model({4, 4}, {4});
+    m.output("quotient", OnnxType::INT64).output("remainder", OnnxType::INT64).output("odd", OnnxType::BOOL);
+    m.output("floored").output("flat").output("viewed").output("head").output("tail");
+    // The selected rows' positions less 3, as [count].
+    m.initializer_i64("row_axis", {1}, {0});
+    m.node("Squeeze", {"coords", "row_axis"}, {"rows"});
+    m.initializer_i64("three", {}, {3});
+    m.initializer_i64("two", {}, {2});
+    m.node("Sub", {"rows", "three"}, {"shifted"});
+    m.node("Div", {"shifted", "two"}, {"quotient"}, "div");
+    m.node("Mod", {"shifted", "two"}, {"remainder"}, "mod");
+    m.initializer_i64("zero", {}, {0});
+    m.node("Equal", {"remainder", "zero"}, {"even"});
+    m.node("Not", {"even"}, {"odd"}, "not");
+    m.initializer("floor", {}, {0.5f});
+    m.node("Max", {"y", "floor"}, {"floored"}, "max");
+    set_attr(m.node("Flatten", {"y"}, {"flat"}, "flatten"), "axis", int64_t{0});
+    // y viewed as [count, -1] through a target computed from its shape.
+    m.node("Shape", {"y"}, {"y_shape"});
+    m.initializer_i64("first", {1}, {0});
+    m.node("Gather", {"y_shape", "first"}, {"count"});
+    m.initializer_i64("rest", {1}, {-1});
+    set_attr(m.node("Concat", {"count", "rest"}, {"target"}), "axis", int64_t{0});
+    m.node("Reshape", {"y", "target"}, {"viewed"}, "view");
+    m.initializer_i64("sizes", {2}, {1, 2});
+    set_attr(m.node("Split", {"y", "sizes"}, {"head", "tail"}, "split"), "axis", int64_t{0});
+    const ir::Graph g = m.import();
+    expect_same_ops_after_round_trip(g);
+    // mask [1, 0, 1, 1]: rows 0, 2, 3; less 3: -3, -1, 0.
+    D x(16);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i) / 10;  // row r: r·0.4 + 0.1·col
+    auto out = evaluate(g, {{"x", x}, {"mask", {1, 0, 1, 1}}});
+    ASSERT_EQ(out.size(), 9u);
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{-1, 0, 0}));  // truncated, not floored (-2, -1, 0)
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{1, 1, 0}));   // -3 mod 2 = 1, -1 mod 2 = 1
+    EXPECT_EQ(engine::eval::to_doubles(out[3].value), (D{1, 1, 0}));
+    expect_near_all(engine::eval::to_doubles(out[4].value),
+                    {0.5, 0.5, 0.5, 0.5, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5}, 1e-6);
+    EXPECT_EQ(dims_of(out[5]), (U{1, 12}));
+    EXPECT_EQ(dims_of(out[6]), (U{3, 4}));
+    EXPECT_EQ(dims_of(out[7]), (U{1, 4}));
+    EXPECT_EQ(dims_of(out[8]), (U{2, 4}));
+    expect_near_all(engine::eval::to_doubles(out[8].value), {0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5}, 1e-6);
+    // Split sizes that do not add up to the count fail when the graph runs (MegEngine's Split checks).
+    EXPECT_ANY_THROW(evaluate(g, {{"x", x}, {"mask", {1, 0, 0, 1}}}));
+}
+
 TEST(OnnxMaskIndex, RefusesTheLastIndexAlongTheCount) {
     // select_last_index reverses the axis and counts from its end, which needs its dim.
     OnnxModel m = mask_index_model({3, 3}, {3});

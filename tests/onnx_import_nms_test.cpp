@@ -190,7 +190,7 @@ TEST(OnnxNms, MoreBoxesThanTheRoundsUnrollGoThroughNMSKeep) {
 // only at run time. The limit is a constant, or a graph input when not given;
 // iou_threshold and score_threshold are constants when given.
 OnnxModel masked_nms_model(std::optional<int64_t> limit, std::optional<float> iou = std::nullopt,
-                           std::optional<float> score = std::nullopt) {
+                           std::optional<float> score = std::nullopt, bool boxes_viewed = false) {
     OnnxModel m(11);
     m.input("all_boxes", {1, 6, 4}).input("all_scores", {1, 1, 6}).input("mask", {6}, OnnxType::BOOL);
     m.output("selected", OnnxType::INT64);
@@ -206,6 +206,17 @@ OnnxModel masked_nms_model(std::optional<int64_t> limit, std::optional<float> io
     m.node("Reshape", {"nz", "flat"}, {"picked"});
     set_attr(m.node("Gather", {"all_boxes", "picked"}, {"boxes"}), "axis", int64_t{1});
     set_attr(m.node("Gather", {"all_scores", "picked"}, {"scores"}), "axis", int64_t{2});
+    if (boxes_viewed) {
+        // Reshaped to [Shape(boxes)[1], -1], a target known only at run time,
+        // and given the batch axis back (Unsqueeze): [1, ?, ?].
+        m.node("Shape", {"boxes"}, {"boxes_shape"});
+        m.initializer_i64("box_axis", {1}, {1});
+        m.node("Gather", {"boxes_shape", "box_axis"}, {"box_count"});
+        set_attr(m.node("Concat", {"box_count", "flat"}, {"boxes_target"}), "axis", int64_t{0});
+        m.node("Reshape", {"boxes", "boxes_target"}, {"boxes_flat"});
+        set_attr(m.node("Unsqueeze", {"boxes_flat"}, {"boxes_viewed"}), "axes", std::vector<int64_t>{0});
+        inputs[0] = "boxes_viewed";
+    }
     m.node("NonMaxSuppression", inputs, {"selected"}, "nms");
     return m;
 }
@@ -270,6 +281,18 @@ TEST(OnnxNms, AMaskThatSelectsNoBoxSelectsNothing) {
     const ir::Graph above = masked_nms_model(3, 0.5f, 0.99f).import();
     EXPECT_EQ(dims_of(evaluate(above, with_mask({1, 1, 1, 1, 1, 1})).at(0)), rows_of(0));
     expect_dumps_and_loads(g);
+}
+
+// RetinaNet reshapes its selected boxes to a shape computed from Shape, so their
+// last dim, 4, is known only at run time too; NMSKeep checks it when it runs.
+// The selection is the one of ABoxCountKnownOnlyAtRunTimeGoesThroughNMSKeep.
+TEST(OnnxNms, BoxesWhoseLastDimOnlyTheRunTimeKnows) {
+    const ir::Graph g = masked_nms_model(3, 0.5f, 0.0f, /*boxes_viewed=*/true).import();
+    EXPECT_EQ(count_ops(g, "NMSKeep"), 1u);
+    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
+                                  {"all_scores", as_doubles(kScores)},
+                                  {"mask", {1, 1, 0, 1, 0, 1}}}),
+              (D{0, 0, 2, 0, 0, 0, 0, 0, 3}));
 }
 
 TEST(OnnxNms, RefusesWhatItCannotSelectWithTheFieldAtFault) {

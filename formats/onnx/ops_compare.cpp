@@ -177,9 +177,16 @@ void variadic(Importer& c) {
     for (size_t i = 0; i < n; ++i)
         if (!c.has_input(i)) c.fail(fmt::format("input #{} is empty", i));
     same_types(c, n);
-    const int32_t t = c.input(0).elem_type;
+    const int32_t t = c.runtime_input(0).elem_type;
     if (!is_float_type(t) && !is_integer_type(t))
         c.fail(fmt::format("{} of {} is not defined", c.node().op_type(), onnx_elem_name(t)));
+    // Inputs whose shapes only the run time knows (retinanet clips what a mask
+    // selected): Elemwise broadcasts them when it runs.
+    if (any_runtime_shape(c, n)) {
+        const Shape out = broadcast_runtime_dims(c, n);
+        if (n == 1) return set_runtime_output(c, 0, c.var(0), t, out);
+        return set_runtime_output(c, 0, chain(c, kMode), t, out);
+    }
     const Shape out = broadcast_inputs(c, 0, n);
     if (n == 1) return c.set_output(0, c.input(0));
     c.set_output_var(0, chain(c, kMode), t, out);
@@ -206,12 +213,15 @@ void mean(Importer& c) {
 // the dividend's sign: MegEngine's float MOD is fmodf; for signed integers it is
 // numpy's remainder moved to the dividend's side (below), for unsigned ones the
 // same as fmod=0.
+// Inputs whose shapes only the run time knows (retinanet's top-k indices modulo
+// the class count) take the same operators.
 void mod(Importer& c) {
     c.check_attrs({"fmod"});
     same_types(c, 2);
-    const int32_t t = c.input(0).elem_type;
+    const int32_t t = c.runtime_input(0).elem_type;
     const bool fmod = c.attr_int("fmod", 0) != 0;
-    const Shape out = broadcast_inputs(c, 0, 2);
+    const bool runtime = any_runtime_shape(c, 2);
+    const Shape out = runtime ? broadcast_runtime_dims(c, 2) : broadcast_inputs(c, 0, 2);
     ir::VarId y;
     if (is_float_type(t)) {
         if (!fmod) c.fail("fmod=0 on a float type (ONNX requires fmod=1 for floats)");
@@ -229,6 +239,7 @@ void mod(Importer& c) {
     } else {
         c.fail(fmt::format("Mod of {} is not defined", onnx_elem_name(t)));
     }
+    if (runtime) return set_runtime_output(c, 0, y, t, out);
     c.set_output_var(0, y, t, out);
 }
 

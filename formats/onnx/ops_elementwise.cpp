@@ -94,9 +94,28 @@ void unary(Importer& c) {
 // the truncation where the division is inexact and the quotient negative, that
 // is where r = MOD(a, b) (the divisor's sign, 0 when exact) and a differ in sign.
 // Not sign(a)·sign(b)·⌊|a| / |b|⌋: |a| wraps for the type's minimum (Int8 −128).
+// Inputs of one integer type (else a refusal naming both); the quotient.
+ir::VarId integer_quotient(Importer& c, int32_t elem, int32_t other) {
+    if (elem != other)
+        c.fail(fmt::format("inputs are {} and {}; Div takes one type", onnx_elem_name(elem),
+                           onnx_elem_name(other)));
+    if (elem == P::BOOL) c.fail("Div of BOOL is not defined");
+    if (is_unsigned_type(elem)) return elemwise(c, "FLOOR_DIV", {c.var(0), c.var(1)});
+    ir::VarId r = elemwise(c, "MOD", {c.var(0), c.var(1)});
+    ir::VarId below = remainder_sign_differs(c, c.var(0), r, elem);
+    return elemwise(c, "ADD", {elemwise(c, "FLOOR_DIV", {c.var(0), c.var(1)}), below});
+}
+
 void divide(Importer& c) {
     c.check_attrs({});
-    if (any_runtime_shape(c, 2)) return elemwise_of_runtime_shapes(c, "TRUE_DIV", 2, /*float_only=*/true);
+    if (any_runtime_shape(c, 2)) {
+        // Values a mask selected: torchvision's retinanet divides top-k indices
+        // by the class count (Int64) to find their anchors.
+        const int32_t elem = c.runtime_input(0).elem_type, other = c.runtime_input(1).elem_type;
+        if (is_float_type(elem) || is_float_type(other))
+            return elemwise_of_runtime_shapes(c, "TRUE_DIV", 2, /*float_only=*/true);
+        return set_runtime_output(c, 0, integer_quotient(c, elem, other), elem, broadcast_runtime_dims(c, 2));
+    }
     const Value &a = c.input(0), &b = c.input(1);
     auto shape = broadcast_shapes(a.shape, b.shape);
     if (!shape)
@@ -106,19 +125,7 @@ void divide(Importer& c) {
     const int32_t elem = a.elem_type;
     if (is_float_type(elem) || is_float_type(b.elem_type))
         return c.set_output_var(0, elemwise(c, "TRUE_DIV", {c.var(0), c.var(1)}), elem, *shape);
-    if (elem != b.elem_type)
-        c.fail(fmt::format("inputs are {} and {}; Div takes one type", onnx_elem_name(elem),
-                           onnx_elem_name(b.elem_type)));
-    if (elem == P::BOOL) c.fail("Div of BOOL is not defined");
-    ir::VarId y;
-    if (is_unsigned_type(elem)) {
-        y = elemwise(c, "FLOOR_DIV", {c.var(0), c.var(1)});
-    } else {
-        ir::VarId r = elemwise(c, "MOD", {c.var(0), c.var(1)});
-        ir::VarId below = remainder_sign_differs(c, c.var(0), r, elem);
-        y = elemwise(c, "ADD", {elemwise(c, "FLOOR_DIV", {c.var(0), c.var(1)}), below});
-    }
-    c.set_output_var(0, y, elem, *shape);
+    c.set_output_var(0, integer_quotient(c, elem, b.elem_type), elem, *shape);
 }
 
 // The constant exponent n when input 1 is one integer value (a scalar, or every

@@ -252,10 +252,13 @@ void is_inf(Importer& c) {
     c.set_output_var(0, y, P::BOOL, x.shape);
 }
 
+// Also of a mask whose shape only the run time knows (retinanet's batched NMS
+// keeps the boxes its Equal did not mark).
 void logical_not(Importer& c) {
     c.check_attrs({});
-    if (c.input(0).elem_type != P::BOOL)
-        c.fail(fmt::format("Not of {} is not defined (BOOL only)", onnx_elem_name(c.input(0).elem_type)));
+    const int32_t t = c.runtime_input(0).elem_type;
+    if (t != P::BOOL) c.fail(fmt::format("Not of {} is not defined (BOOL only)", onnx_elem_name(t)));
+    if (any_runtime_shape(c, 1)) return elemwise_of_runtime_shapes(c, "NOT", 1, /*float_only=*/false);
     set_like_input(c, elemwise(c, "NOT", {c.var(0)}));
 }
 

@@ -343,7 +343,11 @@ void non_max_suppression(Importer& c) {
         if (c.runtime_input(i).elem_type != P::FLOAT)
             c.fail(fmt::format("{} (input #{}) is {}, not FLOAT", i == 0 ? "boxes" : "scores", i,
                                onnx_elem_name(c.runtime_input(i).elem_type)));
-    if (boxes.shape.size() != 3 || boxes.shape[2] != 4 || boxes.shape[0] < 0)
+    // A box count known only at run time may come with a last dim known only
+    // then too (retinanet reshapes its boxes to a shape it computes): NMSKeep
+    // checks that it is 4 when it runs (nms_opr.cpp).
+    const bool last_dim_at_run_time = boxes.shape.size() == 3 && boxes.shape[1] < 0 && boxes.shape[2] < 0;
+    if (boxes.shape.size() != 3 || (boxes.shape[2] != 4 && !last_dim_at_run_time) || boxes.shape[0] < 0)
         c.fail(
             fmt::format("boxes has shape [{}]; it must be [batches, boxes, 4] (-1: known only at run time), "
                         "its batch count known at import time",

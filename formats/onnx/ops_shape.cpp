@@ -34,15 +34,27 @@ void reshape_to(Importer& c, const Shape& shape) {
     c.set_output_var(0, c.reshape(c.var(0), shape.empty() ? Shape{1} : shape), x.elem_type, shape);
 }
 
+// Dims only the run time knows (what a mask selected) may all lie on one side of
+// the axis: that side is Reshape's unspecified axis.
 void flatten(Importer& c) {
     c.check_attrs({"axis"});
-    const Shape& s = c.input(0).shape;
+    const Value& x = c.runtime_input(0);
+    const Shape& s = x.shape;
     const int64_t rank = static_cast<int64_t>(s.size());
     int64_t axis = c.attr_int("axis", 1);
     if (axis < 0) axis += rank;
     if (axis < 0 || axis > rank) c.fail(fmt::format("axis {} is out of range for rank {}", axis, rank));
     Shape outer(s.begin(), s.begin() + axis), inner(s.begin() + axis, s.end());
-    reshape_to(c, {element_count(outer), element_count(inner)});
+    if (!x.runtime_shape) return reshape_to(c, {element_count(outer), element_count(inner)});
+    auto unknown = [](const Shape& dims) {
+        return std::find(dims.begin(), dims.end(), int64_t{-1}) != dims.end();
+    };
+    if (unknown(outer) && unknown(inner))
+        c.fail(fmt::format("input [{}] has dims known only at run time on both sides of axis {}",
+                           fmt::join(s, ","), axis));
+    const Shape target{unknown(outer) ? -1 : element_count(outer),
+                       unknown(inner) ? -1 : element_count(inner)};
+    set_runtime_output(c, 0, reshaped(c, c.var(0), target), x.elem_type, target);
 }
 
 // Reshape of a value whose dims only the run time knows to a constant target
@@ -212,9 +224,31 @@ void split(Importer& c) {
         normalize_axis(c.attr_int("axis", 0), static_cast<int64_t>(x.shape.size()), c, "axis");
     std::vector<int64_t> sizes = c.attr_ints("split");
     if (is_runtime_value(c, 1)) return split_to_runtime_sizes(c, axis);
-    if (x.shape[axis] < 0) c.fail(fmt::format("axis {} (the split axis) has a dim known only at run time", axis));
     if (c.has_input(1)) sizes = c.const_ints(1, "split");
     const int64_t n = static_cast<int64_t>(c.output_count());
+    // A split axis whose dim only the run time knows, with the sizes given
+    // (retinanet's boxes reshaped to a computed shape, split into coordinates):
+    // MegEngine's Split checks, when it runs, that they add up to it.
+    if (x.shape[axis] < 0 && !sizes.empty()) {
+        if (static_cast<int64_t>(sizes.size()) != n)
+            c.fail(fmt::format("{} split sizes for {} outputs", sizes.size(), n));
+        std::vector<ir::VarId> inputs{c.var(0)};
+        for (int64_t s : sizes) {
+            if (s <= 0 || s > INT32_MAX) c.fail(fmt::format("split size {} is out of range", s));
+            inputs.push_back(c.const_i32({s}));
+        }
+        const ir::OprId o = c.emit_opr("Split", inputs, {int_param("axis", axis)}, static_cast<uint32_t>(n));
+        for (int64_t k = 0; k < n; ++k) {
+            Shape part = x.shape;
+            part[axis] = sizes[k];
+            set_runtime_output(c, static_cast<size_t>(k), c.graph().output_var(o, static_cast<uint32_t>(k)),
+                               x.elem_type, part);
+        }
+        return;
+    }
+    if (x.shape[axis] < 0)
+        c.fail(fmt::format(
+            "axis {} (the split axis) has a dim known only at run time, and no split sizes are given", axis));
     if (sizes.empty()) {
         const int64_t part = (x.shape[axis] + n - 1) / n;
         for (int64_t k = 0, left = x.shape[axis]; k < n; ++k, left -= part)

@@ -50,26 +50,46 @@ void clip_to_runtime_bounds(Importer& c) {
 // dims: without allowzero a 0 copies the input's dim at that position
 // (t + EQ(t, 0)·dims, where dims is 0 past the input's rank, leaving an invalid 0
 // for MegEngine to refuse); a -1 becomes total / (product of the others), computed
-// as the product of t with the -1 counted as 1 (t + 2·EQ(t, −1)).
+// as the product of t with the -1 counted as 1 (t + 2·EQ(t, −1)). An input whose
+// dims only the run time knows (what a mask selected) gives its dims and element
+// count by GetVarShape instead.
 void reshape_to_runtime_shape(Importer& c) {
     c.check_attrs({"allowzero"});
-    const Value& x = c.input(0);
+    const Value& x = c.runtime_input(0);
     const int64_t n = operand_length(c, 1, "shape");
     if (n == 0) c.fail("shape (input #1) is empty: the output would be a scalar, which a runtime shape cannot say");
     if (c.input(1).shape.size() != 1) c.fail("shape (input #1) must be a 1-D tensor");
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    std::optional<ir::VarId> x_shape;
+    if (x.runtime_shape) x_shape = c.emit("GetVarShape", {c.var(0)});
     ir::VarId t = int32_var(c, 1, "shape");
     if (c.attr_int("allowzero", 0) == 0) {
-        std::vector<int64_t> dims(static_cast<size_t>(n), 0);
-        for (size_t k = 0; k < dims.size() && k < x.shape.size(); ++k) dims[k] = x.shape[k];
         ir::VarId zero = int_op(c, "EQ", {t, c.const_i32({0})});
-        t = int_op(c, "ADD", {t, int_op(c, "MUL", {zero, c.const_i32(dims)})});
+        ir::VarId dims;
+        if (!x_shape) {
+            std::vector<int64_t> known(static_cast<size_t>(n), 0);
+            for (size_t k = 0; k < known.size() && k < x.shape.size(); ++k) known[k] = x.shape[k];
+            dims = c.const_i32(known);
+        } else if (n == rank) {
+            dims = *x_shape;
+        } else if (n > rank) {  // 0 past the input's rank
+            dims = c.emit("Concat", {*x_shape, c.const_i32(std::vector<int64_t>(n - rank, 0))},
+                          {int_param("axis", 0)});
+        } else {  // the first n
+            const ir::IndexDescMaskItem first_n{0, false, true, false, false};
+            dims = c.emit("Subtensor", {*x_shape, c.const_i32({n})}, {{"items", std::vector{first_n}}});
+        }
+        t = int_op(c, "ADD", {t, int_op(c, "MUL", {zero, dims})});
     }
     ir::VarId infer = int_op(c, "EQ", {t, c.const_i32({-1})});
     ir::VarId others = c.emit("Reduce", {int_op(c, "ADD", {t, int_op(c, "MUL", {infer, c.const_i32({2})})})},
                               {{"mode", "PRODUCT"}, int_param("axis", 0)});
     // At least 1: a 0 among the others leaves nothing to infer, and no division by 0.
     others = int_op(c, "MAX", {others, c.const_i32({1})});
-    ir::VarId missing = int_op(c, "FLOOR_DIV", {c.const_i32({element_count(x.shape)}), others});
+    const ir::VarId total = x_shape
+                                ? c.emit("Reduce", {*x_shape}, {{"mode", "PRODUCT"}, int_param("axis", 0)})
+                                : c.const_i32({element_count(x.shape)});
+    ir::VarId missing = int_op(c, "FLOOR_DIV", {total, others});
     t = int_op(c, "ADD", {t, int_op(c, "MUL", {infer, int_op(c, "ADD", {missing, c.const_i32({1})})})});
     set_runtime_output(c, 0, c.emit("Reshape", {c.var(0), t}), x.elem_type, static_cast<size_t>(n));
 }
