@@ -96,6 +96,19 @@ class BoundsWalk {
     }
 
   private:
+    // The operator that made v: its id, type name and inputs; nullopt for a var
+    // without a valid owner (a hand-edited file). The three walks below start here.
+    struct Owner {
+        OprId opr;
+        std::string_view type;
+        std::span<const VarId> inputs;
+    };
+    std::optional<Owner> owner_of(VarId v) const {
+        const OprId o = g_.vars.owner[v.value];
+        if (!o.valid() || o.value >= g_.oprs.size()) return std::nullopt;
+        return Owner{o, op_def(g_.oprs.type[o.value]).name, g_.inputs_of(o)};
+    }
+
     // v's rank where it is known without the run time (0: not known): its
     // recorded shape, a constant's tensor, GetVarShape's one axis, or what the
     // operators that keep, add or remove axes make of their input's (static
@@ -103,10 +116,11 @@ class BoundsWalk {
     // unknown, rank included).
     size_t rank_of(VarId v, int depth = 0) const {
         if (const size_t r = g_.var_shape(v).size()) return r;
-        const OprId o = g_.vars.owner[v.value];
-        if (depth > 256 || !o.valid() || o.value >= g_.oprs.size()) return 0;
-        const std::string_view type = op_def(g_.oprs.type[o.value]).name;
-        const std::span<const VarId> in = g_.inputs_of(o);
+        const auto owner = depth > 256 ? std::nullopt : owner_of(v);
+        if (!owner) return 0;
+        const OprId o = owner->opr;
+        const std::string_view type = owner->type;
+        const std::span<const VarId> in = owner->inputs;
         if (in.empty()) {
             const Range tensors = g_.oprs.tensors[o.value];
             return tensors.count == 1 ? g_.tensor_shape(TensorId(tensors.begin)).size() : 0;
@@ -152,11 +166,11 @@ class BoundsWalk {
             for (int32_t x : *c) out.push_back({x, x});
             return out;
         }
-        const OprId o = g_.vars.owner[v.value];
-        if (!o.valid() || o.value >= g_.oprs.size()) return std::nullopt;
-        const std::string_view type = op_def(g_.oprs.type[o.value]).name;
-        const std::span<const VarId> in = g_.inputs_of(o);
-        if (in.empty()) return std::nullopt;
+        const auto owner = owner_of(v);
+        if (!owner || owner->inputs.empty()) return std::nullopt;
+        const OprId o = owner->opr;
+        const std::string_view type = owner->type;
+        const std::span<const VarId> in = owner->inputs;
         auto input = [&](size_t i) { return i < in.size() ? values(in[i], depth) : std::nullopt; };
         // Elements taken one by one only of 1-D vars, where row-major order is
         // the order along the axis. A Concat, Elemwise or Reduce whose output
@@ -242,11 +256,11 @@ class BoundsWalk {
     }
 
     std::optional<Bounds> computed(VarId v, int depth) {
-        const OprId o = g_.vars.owner[v.value];
-        if (!o.valid() || o.value >= g_.oprs.size()) return std::nullopt;
-        const std::string_view type = op_def(g_.oprs.type[o.value]).name;
-        const std::span<const VarId> in = g_.inputs_of(o);
-        if (in.empty()) return std::nullopt;
+        const auto owner = owner_of(v);
+        if (!owner || owner->inputs.empty()) return std::nullopt;
+        const OprId o = owner->opr;
+        const std::string_view type = owner->type;
+        const std::span<const VarId> in = owner->inputs;
         auto input = [&](size_t i) { return i < in.size() ? of(in[i], depth) : std::nullopt; };
 
         if (type == "CondTake") {
