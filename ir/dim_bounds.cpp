@@ -271,6 +271,10 @@ class BoundsWalk {
         }
         if (type == "TypeCvt" || type == "Identity" || type == "MarkDynamicVar" || type == "Copy")
             return input(0);
+        // tensor_manip.cpp Split: each part is a piece of the input along one
+        // axis, so it holds at most the input's dims (the sizes may be known only
+        // at run time: torchvision's per-level split of the selected positions).
+        if (type == "Split") return input(0);
         if (type == "Elemwise" || type == "ElemwiseMultiType") {
             // Broadcast right-aligned: each dim is one of the inputs' dims there.
             Bounds out;
@@ -371,17 +375,36 @@ class BoundsWalk {
             return data;
         }
         if (type == "Subtensor") {
-            // Slices keep at most the data's dims; a scalar index removes its
-            // axis (every axis removed leaves [1]).
-            const auto data = input(0);
+            // Slices keep at most the data's dims, and a slice from a start of
+            // at least 0 to an end of at most e, by a step of at least 1, keeps
+            // at most e (torchvision's first k of a top-k, k known only at run
+            // time); a scalar index removes its axis (every axis removed leaves [1]).
+            auto data = input(0);
             const auto* items = field_as<std::vector<IndexDescMaskItem>>(g_, o, "items");
             if (!data || !items) return std::nullopt;
             std::vector<bool> removed(data->size(), false);
+            size_t next_input = 1;
             for (const IndexDescMaskItem& item : *items) {
                 const int64_t axis =
                     item.axis < 0 ? item.axis + static_cast<int64_t>(data->size()) : item.axis;
                 if (axis < 0 || static_cast<size_t>(axis) >= data->size()) return std::nullopt;
                 if (item.idx) removed[static_cast<size_t>(axis)] = true;
+                // The item's inputs, in the order begin, end, step, idx.
+                const size_t begin_at = next_input, end_at = begin_at + item.begin,
+                             step_at = end_at + item.end;
+                next_input = step_at + item.step + item.idx;
+                if (item.idx || !item.end || next_input > in.size()) continue;
+                // One element whose interval starts at `least` or more, or null.
+                auto single = [&](size_t at, int64_t least) -> std::optional<Interval> {
+                    const auto iv = values(in[at], depth);
+                    if (!iv || iv->size() != 1 || iv->front().lo < least) return std::nullopt;
+                    return iv->front();
+                };
+                const auto end = single(end_at, 0);
+                if (!end || (item.begin && !single(begin_at, 0)) || (item.step && !single(step_at, 1)))
+                    continue;
+                uint64_t& dim = (*data)[static_cast<size_t>(axis)];
+                dim = std::min(dim, static_cast<uint64_t>(end->hi));
             }
             Bounds out;
             for (size_t d = 0; d < data->size(); ++d)

@@ -18,7 +18,7 @@ namespace mgedump::ir {
 // allow (a CondTake's output holds at most its input's elements; an Elemwise's
 // dim is at most the largest of its inputs'; a Dimshuffle, AxisAddRemove,
 // Reshape to a constant target, Concat, Subtensor, single-index
-// IndexingMultiAxisVec, TopK or TypeCvt moves, sums or keeps them). A TopK's k
+// IndexingMultiAxisVec, Split, TopK or TypeCvt moves, sums or keeps them). A TopK's k
 // known only at run time bounds its rows where k is made of shapes and
 // constants (GetVarShape, Subtensor, Concat, Reduce MIN/MAX, Elemwise
 // MIN/MAX/ADD: torchvision's min(k, Shape(x)[0]) is at most k). Nullopt when

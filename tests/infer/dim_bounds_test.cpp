@@ -4,8 +4,10 @@
 // inputs'), Dimshuffle permutes, AxisAddRemove adds or removes unit axes,
 // Reshape's unspecified axis takes the elements the others leave, Concat adds
 // along its axis, an index along one axis takes the index's length, a slice
-// keeps at most the data's dim, TopK keeps at most k (a run-time k made of
-// shapes and constants: within the interval those give it).
+// keeps at most the data's dim (and at most its end, when the end is bounded
+// and the start and step are not negative), a Split's parts at most their
+// input's dims, TopK keeps at most k (a run-time k made of shapes and
+// constants: within the interval those give it).
 #include "ir/dim_bounds.h"
 
 #include "tests/infer/infer_test_util.h"
@@ -74,16 +76,67 @@ TEST(DimBounds, IndexingTakesTheIndexLengthAndSlicesKeepTheData) {
     const ir::IndexDescMaskItem along_rows{0, false, false, false, true};
     const VarId rows = b.op("IndexingMultiAxisVec", {data, at}, {{"items", std::vector{along_rows}}});
     EXPECT_EQ(ir::dim_upper_bounds(b.graph(), rows), (Bounds{10, 4}));
-    // rows[:, 1] (a scalar index removes axis 1) and rows[0:2] (a slice keeps at most 10).
+    // rows[:, 1] (a scalar index removes axis 1); rows[0:2] keeps at most 2 of
+    // the 10, rows[0:20] at most the 10; rows[-3:2] (a start from the end) keeps
+    // at most the 10 (no end bound is taken from a start that may be negative).
     const ir::IndexDescMaskItem column{1, false, false, false, true}, first{0, true, true, false, false};
     EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Subtensor", {rows, b.constant<int32_t>({1}, {1})},
                                                    {{"items", std::vector{column}}})),
               (Bounds{10}));
-    EXPECT_EQ(
-        ir::dim_upper_bounds(
-            b.graph(), b.op("Subtensor", {rows, b.constant<int32_t>({1}, {0}), b.constant<int32_t>({1}, {2})},
-                            {{"items", std::vector{first}}})),
-        (Bounds{10, 4}));
+    auto slice = [&](int32_t begin, int32_t end) {
+        return b.op("Subtensor", {rows, b.constant<int32_t>({1}, {begin}), b.constant<int32_t>({1}, {end})},
+                    {{"items", std::vector{first}}});
+    };
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), slice(0, 2)), (Bounds{2, 4}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), slice(0, 20)), (Bounds{10, 4}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), slice(-3, 2)), (Bounds{10, 4}));
+}
+
+// torchvision's first k of a top-k by a run-time k, (topk(x, k + 1))[:k] (the
+// importer's form for a selection that may be empty): a slice to an end of at
+// most 5 keeps at most 5 of the 6 the TopK keeps, by a step of 1 too; by a step
+// that may be 0 or less, only the TopK's 6.
+TEST(DimBounds, ASliceToARunTimeEndKeepsAtMostTheEndsBound) {
+    GraphBuilder b;
+    const VarId s = selection(b, "x", 3, 4);  // at most 12
+    const VarId row =
+        b.op("AxisAddRemove", {s}, {{"desc", std::vector<ir::AxisDesc>{{ir::AxisDescMethod::ADD_1, 0}}}});
+    const ir::IndexDescMaskItem first_of_shape{0, false, false, false, true};
+    const VarId length = b.op("Subtensor", {b.op("GetVarShape", {s}), b.constant<int32_t>({1}, {0})},
+                              {{"items", std::vector{first_of_shape}}});
+    const VarId k = b.op("Elemwise", {length, b.constant<int32_t>({1}, {5})}, {{"mode", "MIN_"}});  // [0, 5]
+    const VarId k_plus_1 = b.op("Elemwise", {k, b.constant<int32_t>({1}, {1})}, {{"mode", "ADD"}});
+    const VarId top =
+        b.op("TopK", {row, k_plus_1}, {{"mode", "VALUE_IDX_SORTED"}}, ir::OpOptions{.outputs = 2});
+    ASSERT_EQ(ir::dim_upper_bounds(b.graph(), top), (Bounds{1, 6}));
+    const ir::IndexDescMaskItem to_end{1, false, true, false, false}, to_end_by{1, false, true, true, false};
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Subtensor", {top, k}, {{"items", std::vector{to_end}}})),
+              (Bounds{1, 5}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Subtensor", {top, k, b.constant<int32_t>({1}, {1})},
+                                                   {{"items", std::vector{to_end_by}}})),
+              (Bounds{1, 5}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Subtensor", {top, k, b.constant<int32_t>({1}, {-1})},
+                                                   {{"items", std::vector{to_end_by}}})),
+              (Bounds{1, 6}));
+    // An end the graph is given bounds nothing.
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Subtensor", {top, b.input("end", I32, {1})},
+                                                   {{"items", std::vector{to_end}}})),
+              (Bounds{1, 6}));
+}
+
+// tensor_manip.cpp Split: each part is a piece of its input along the axis, so
+// parts of a selection of at most 12, split by sizes only the run time knows
+// (torchvision splits the selected positions per pyramid level), hold at most 12.
+TEST(DimBounds, EachPartOfASplitHoldsAtMostItsInput) {
+    GraphBuilder b;
+    const VarId s = selection(b, "x", 3, 4);
+    const VarId pairs =
+        b.op("AxisAddRemove", {s}, {{"desc", std::vector<ir::AxisDesc>{{ir::AxisDescMethod::ADD_1, 1}}}});
+    const VarId parts = b.op("Split", {pairs, b.input("n0", I32, {1}), b.input("n1", I32, {1})},
+                             {{"axis", 0}}, ir::OpOptions{.outputs = 2});
+    ASSERT_TRUE(shape_of(b, parts).empty());
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), parts), (Bounds{12, 1}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), nth(parts, 1)), (Bounds{12, 1}));
 }
 
 // torchvision's top-k count, min(k, len(x)) (ONNX: ReduceMin of Concat of k and
