@@ -535,6 +535,29 @@ TEST(OnnxMaskIndex, RetinaNetsArithmeticTakesTheSelection) {
     EXPECT_ANY_THROW(evaluate(g, {{"x", x}, {"mask", {1, 0, 0, 1}}}));
 }
 
+// Expand of a selection (torchvision's MultiScaleRoIAlign expands each level's
+// roi positions, (k, 1, 1, 1), to the pooled features' shape): ONNX's two-way
+// broadcast, the selection's dims read when the graph runs. Values: numpy's
+// np.broadcast_to of the selected rows.
+TEST(OnnxMaskIndex, ExpandBroadcastsASelectionBothWays) {
+    OnnxModel m = mask_index_model({3, 1}, {3});
+    m.output("wide").output("tall");
+    m.initializer_i64("three_columns", {2}, {1, 3});
+    m.node("Expand", {"y", "three_columns"}, {"wide"}, "wide");
+    // A shape of lower rank, right-aligned: [2, count, 1] from [count, 1] and [2, 1, 1].
+    m.initializer_i64("two_of_each", {3}, {2, 1, 1});
+    m.node("Expand", {"y", "two_of_each"}, {"tall"}, "tall");
+    const ir::Graph g = m.import();
+    expect_same_ops_after_round_trip(g);
+    // x = [[1], [2], [3]], mask [1, 0, 1]: y = [[1], [3]].
+    auto out = evaluate(g, {{"x", {1, 2, 3}}, {"mask", {1, 0, 1}}});
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(dims_of(out[1]), (U{2, 3}));
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{1, 1, 1, 3, 3, 3}));
+    EXPECT_EQ(dims_of(out[2]), (U{2, 2, 1}));
+    EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{1, 3, 1, 3}));
+}
+
 TEST(OnnxMaskIndex, RefusesTheLastIndexAlongTheCount) {
     // select_last_index reverses the axis and counts from its end, which needs its dim.
     OnnxModel m = mask_index_model({3, 3}, {3});

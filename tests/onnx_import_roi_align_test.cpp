@@ -44,6 +44,51 @@ TEST(OnnxRoiAlign, OutputHalfPixelClampsAtTheBordersAndToOnePixel) {
     EXPECT_EQ(int_field(g, ra, "sample_height"), 1);
 }
 
+// The rois a selection kept (torchvision's MultiScaleRoIAlign takes the boxes
+// its proposal filtering kept, through an Identity): a count only the run time
+// knows, for the rois and their batch indices. The rows are those of the first
+// test, each selected by a mask; the dims the import knows of the selection
+// (Shape of it, then Gather of dim 1: 4) are a constant, as torchvision's
+// `x.shape[1] == 1` test needs to be resolved at import.
+TEST(OnnxRoiAlign, RoisASelectionKeptComeInACountOnlyTheRunTimeKnows) {
+    OnnxModel m(10);
+    m.input("x", {1, 1, 2, 2}).input("all_rois", {3, 4}).input("all_idx", {3}, OnnxType::INT64);
+    m.input("mask", {3}, OnnxType::BOOL).output("y").output("width", OnnxType::INT64);
+    m.node("NonZero", {"mask"}, {"coords"});
+    m.node("Transpose", {"coords"}, {"tuples"});
+    m.node("GatherND", {"all_rois", "tuples"}, {"kept"});
+    m.node("GatherND", {"all_idx", "tuples"}, {"idx"});
+    m.node("Identity", {"kept"}, {"rois"}, "identity");
+    m.node("Shape", {"rois"}, {"rois_shape"});
+    m.initializer_i64("one", {}, {1});
+    m.node("Gather", {"rois_shape", "one"}, {"width"}, "width");
+    auto& n = m.node("RoiAlign", {"x", "rois", "idx"}, {"y"}, "ra");
+    set_attr(n, "output_height", int64_t{1});
+    set_attr(n, "output_width", int64_t{1});
+    set_attr(n, "sampling_ratio", int64_t{1});
+    const ir::Graph g = m.import();
+    EXPECT_EQ(count_ops(g, "ROIAlign"), 1u);
+    EXPECT_TRUE(g.var_shape(g.outputs.at(0)).empty());  // its count is known only at run time
+    const ir::VarId width = g.outputs.at(1);
+    EXPECT_EQ(ir::op_def(g.oprs.type[g.vars.owner[width.value].value]).name, "ImmutableTensor");
+    const D rois{-1, -1, 0, 0, 1, 1, 2, 2, .25, .25, .25, .25};
+    // As imported, and as a MegEngine loader rebuilds it from each format (the
+    // dump leaves out what the constant width made unused: the GetVarShape).
+    const formats::LoadedModel v1 = dumped_and_loaded(g, engine::DumpFormat::FBS),
+                               v2 = dumped_and_loaded(g, engine::DumpFormat::FBS_V2);
+    for (const ir::Graph* graph : {&g, &v1.graph, &v2.graph}) {
+        auto out = evaluate(
+            *graph, {{"x", {1, 2, 3, 4}}, {"all_rois", rois}, {"all_idx", {0, 0, 0}}, {"mask", {1, 0, 1}}});
+        EXPECT_EQ(dims_of(out[0]), (std::vector<uint32_t>{2, 1, 1, 1}));
+        expect_near_all(engine::eval::to_doubles(out[0].value), D{1, 3.25}, 1e-6);
+        EXPECT_EQ(engine::eval::to_doubles(out[1].value), D{4});
+    }
+    auto out =
+        evaluate(g, {{"x", {1, 2, 3, 4}}, {"all_rois", rois}, {"all_idx", {0, 0, 0}}, {"mask", {0, 1, 0}}});
+    EXPECT_EQ(dims_of(out[0]), (std::vector<uint32_t>{1, 1, 1, 1}));
+    expect_near_all(engine::eval::to_doubles(out[0].value), D{4}, 1e-6);
+}
+
 TEST(OnnxRoiAlign, HalfPixelShiftsByHalfAPixelAndReadsTheBatchIndex) {
     // Opset 16's default mode. (.5, .5)–(1.5, 1.5) shifted to (0, 0)–(1, 1): the sample
     // at (.5, .5) of batch 1 (X + 10): 2.5 + 10.

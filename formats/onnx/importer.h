@@ -45,6 +45,13 @@ struct Value {
     // refuses such a value; the handlers that can take it read it with
     // Importer::runtime_input.
     bool runtime_shape = false;
+    // A 1-D integer value computed when the graph runs whose elements the import
+    // partly knows: Shape of a value with some dims known only at run time holds
+    // the dims known at import time here, -1 where the run time decides (a dim is
+    // never negative). Gather of known elements is then a constant, as Shape of a
+    // static shape is (torchvision's `if x.shape[1] == 1` on a selection of rows).
+    // Empty for every other value.
+    std::vector<int64_t> known_elements;
 };
 
 int64_t element_count(const Shape& s);

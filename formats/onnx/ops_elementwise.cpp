@@ -260,9 +260,11 @@ void leaky_relu(Importer& c) {
     c.set_output_var(0, c.emit("Elemwise", {c.var(0), slope}, {{"mode", "PRELU"}}), x.elem_type, x.shape);
 }
 
+// The same value, a shape only the run time knows included (torchvision's
+// MultiScaleRoIAlign passes the boxes a proposal selection kept through one).
 void identity(Importer& c) {
     c.check_attrs({});
-    c.set_output(0, c.input(0));
+    c.set_output(0, c.runtime_input(0));
 }
 
 // Inference Dropout is the identity. From opset 12 on its mask output is defined

@@ -172,6 +172,14 @@ void gather(Importer& c) {
                     fmt::format("index {} is out of range for axis {} of size {}", i, axis, x.shape[axis]));
             if (i < 0) i += x.shape[axis];
         }
+        // Dims of a shape the import knows (Value::known_elements): a constant.
+        if (!x.known_elements.empty() && std::ranges::all_of(idx, [&](int64_t i) {
+                return x.known_elements[static_cast<size_t>(i)] >= 0;
+            })) {
+            std::vector<int64_t> dims;
+            for (int64_t i : idx) dims.push_back(x.known_elements[static_cast<size_t>(i)]);
+            return c.set_output(0, int64_const(dims, out));
+        }
         if (x.is_const) {
             const int64_t outer = element_count(Shape(x.shape.begin(), x.shape.begin() + axis));
             const int64_t inner = element_count(Shape(x.shape.begin() + axis + 1, x.shape.end()));

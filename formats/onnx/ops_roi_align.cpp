@@ -33,6 +33,7 @@
 
 #include "formats/onnx/onnx_proto.h"
 #include "formats/onnx/op_build.h"
+#include "formats/onnx/runtime_values.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {
@@ -71,17 +72,23 @@ std::pair<int64_t, int64_t> adaptive_grid(Importer& c, int64_t oh, int64_t ow, f
     return *grid;
 }
 
-// A column of the (R, 4) rois as (R, 1).
-ir::VarId column(Importer& c, ir::VarId rois, int64_t k, int64_t nr_rois) {
-    return c.reshape(pick_along(c, rois, 1, k), {nr_rois, 1});
+// (R) as (R, 1): a Reshape for a count known at import, else a unit axis
+// (AxisAddRemove) after the count only the run time knows (nr_rois -1).
+ir::VarId as_column(Importer& c, ir::VarId v, int64_t nr_rois) {
+    return nr_rois >= 0 ? c.reshape(v, {nr_rois, 1}) : with_unit_axis(c, v, 1);
 }
 
-// The (R, 5) rows MegEngine's ROIAlign takes, from rois known only at run time:
+// A column of the (R, 4) rois as (R, 1).
+ir::VarId column(Importer& c, ir::VarId rois, int64_t k, int64_t nr_rois) {
+    return as_column(c, pick_along(c, rois, 1, k), nr_rois);
+}
+
+// The (R, 5) rows MegEngine's ROIAlign takes, from rois known only at run time
+// (their values, and R itself for the rois a proposal selection kept):
 // (batch index, x0, y0, x1, y1); output_half_pixel's boxes scaled and widened to
 // at least 1 pixel (ROIAlign then runs with spatial_scale 1).
 ir::VarId runtime_rois(Importer& c, int64_t nr_rois, float scale, bool half_pixel) {
-    ir::VarId index = type_cvt(c, c.var(2), ir::DTypeEnum::Float32);
-    index = c.reshape(index, {nr_rois, 1});
+    ir::VarId index = as_column(c, type_cvt(c, c.var(2), ir::DTypeEnum::Float32), nr_rois);
     ir::VarId boxes = c.var(1);
     if (half_pixel) return c.emit("Concat", {index, boxes}, {int_param("axis", 1)});
     // Scaled as ONNX scales them, then x1 ≥ x0 + 1 and y1 ≥ y0 + 1.
@@ -126,14 +133,17 @@ ir::VarId constant_rois(Importer& c, float scale, bool half_pixel, int64_t batch
 void roi_align(Importer& c) {
     c.check_attrs(
         {"coordinate_transformation_mode", "mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"});
-    const Value &x = c.input(0), &rois = c.input(1), &batch = c.input(2);
+    // rois and batch_indices may hold a count only the run time knows (-1 here):
+    // the rois a selection kept, as torchvision's MultiScaleRoIAlign takes them.
+    const Value &x = c.input(0), &rois = c.runtime_input(1), &batch = c.runtime_input(2);
     if (x.elem_type != P::FLOAT || rois.elem_type != P::FLOAT)
         c.fail("X and rois must be FLOAT (MegEngine's ROIAlign computes in Float32 only)");
     if (x.shape.size() != 4) c.fail(fmt::format("X has rank {}; RoiAlign takes (N, C, H, W)", x.shape.size()));
-    const int64_t nr_rois = rois.shape.size() == 2 ? rois.shape[0] : -1;
-    if (nr_rois < 0 || rois.shape[1] != 4)
+    if (rois.shape.size() != 2 || rois.shape[1] != 4 || (!rois.runtime_shape && rois.shape[0] < 0))
         c.fail(fmt::format("rois [{}] must be (num_rois, 4)", fmt::join(rois.shape, ",")));
-    if (batch.shape != Shape{nr_rois})
+    const int64_t nr_rois = rois.shape[0];
+    // Counts the run time decides are checked by MegEngine's Concat of the two when it runs.
+    if (batch.shape.size() != 1 || (nr_rois >= 0 && batch.shape[0] >= 0 && batch.shape[0] != nr_rois))
         c.fail(fmt::format("batch_indices [{}] must be ({})", fmt::join(batch.shape, ","), nr_rois));
     const std::string mode = c.attr_string("mode", "avg");
     if (mode != "avg")
@@ -164,9 +174,10 @@ void roi_align(Importer& c) {
     }
     ir::VarId padded = c.emit("Padding", {c.var(0)}, pad);
 
-    ir::VarId boxes = c.is_const(1) && c.is_const(2)
-                          ? constant_rois(c, static_cast<float>(scale), half_pixel, x.shape[0])
-                          : runtime_rois(c, nr_rois, static_cast<float>(scale), half_pixel);
+    ir::VarId boxes =
+        c.is_const(1) && c.is_const(2)
+            ? constant_rois(c, static_cast<float>(scale), half_pixel, x.shape[0])
+            : runtime_rois(c, batch.shape[0] >= 0 ? nr_rois : -1, static_cast<float>(scale), half_pixel);
     // MegEngine samples at x·scale − offset; ONNX at x·scale − 0.5 (half_pixel) or
     // x·scale, and the padding moves X one pixel right and down.
     const double offset = (half_pixel ? 0.5 : 0.0) - 1.0;
@@ -178,6 +189,8 @@ void roi_align(Importer& c) {
                                int_param("sample_height", grid_h),
                                int_param("sample_width", grid_w)};
     ir::VarId y = c.graph().output_var(c.emit_opr("ROIAlign", {padded, boxes}, params, 2), 0);
+    if (nr_rois < 0 || batch.shape[0] < 0)
+        return set_runtime_output(c, 0, y, P::FLOAT, {-1, x.shape[1], oh, ow});
     c.set_output_var(0, y, P::FLOAT, {nr_rois, x.shape[1], oh, ow});
 }
 

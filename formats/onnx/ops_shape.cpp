@@ -354,6 +354,13 @@ void runtime_shape_of(Importer& c, int64_t start, int64_t end) {
         dims = c.emit("Subtensor", {dims, c.const_i32({start}), c.const_i32({end})}, {{"items", range}});
     }
     c.set_output_var(0, dims, P::INT64, {end - start});
+    // The dims the import knows, for a Gather that picks only those.
+    if (const Value* out = c.value(c.node().output(0))) {
+        Value known = *out;
+        const Shape& s = c.runtime_input(0).shape;
+        known.known_elements.assign(s.begin() + start, s.begin() + end);
+        c.set_output(0, std::move(known));
+    }
 }
 
 void shape(Importer& c) {

@@ -54,7 +54,7 @@ int64_t scalar_int(Importer& c, size_t i, std::string_view what) {
 
 void expand(Importer& c) {
     c.check_attrs({});
-    if (is_runtime_value(c, 1)) return expand_to_runtime_shape(c);
+    if (is_runtime_value(c, 1) || c.runtime_input(0).runtime_shape) return expand_to_runtime_shape(c);
     const Value& x = c.input(0);
     const std::vector<int64_t> target = c.const_ints(1, "shape");
     auto out = broadcast_shapes(x.shape, target);

@@ -96,10 +96,12 @@ void reshape_to_runtime_shape(Importer& c) {
 
 // ONNX's Expand broadcasts both ways: the output dims are the larger of the
 // input's and the shape operand's after right-aligning them (each pair equal or
-// one of them 1; MegEngine's Broadcast refuses any other pair at run time).
+// one of them 1; MegEngine's Broadcast refuses any other pair at run time). An
+// input whose dims only the run time knows (torchvision's MultiScaleRoIAlign
+// expands the positions of the rois of each level) gives them by GetVarShape.
 void expand_to_runtime_shape(Importer& c) {
     c.check_attrs({});
-    const Value& x = c.input(0);
+    const Value& x = c.runtime_input(0);
     const int64_t n = operand_length(c, 1, "shape");
     if (c.input(1).shape.size() != 1) c.fail("shape (input #1) must be a 1-D tensor");
     const int64_t rank = std::max<int64_t>(n, static_cast<int64_t>(x.shape.size()));
@@ -108,7 +110,14 @@ void expand_to_runtime_shape(Importer& c) {
     if (n < rank) t = c.emit("Concat", {c.const_i32(std::vector<int64_t>(rank - n, 1)), t}, {int_param("axis", 0)});
     std::vector<int64_t> dims(static_cast<size_t>(rank), 1);
     std::copy(x.shape.begin(), x.shape.end(), dims.end() - static_cast<int64_t>(x.shape.size()));
-    t = int_op(c, "MAX", {t, c.const_i32(dims)});
+    ir::VarId x_dims = c.const_i32(dims);
+    if (x.runtime_shape) {
+        x_dims = c.emit("GetVarShape", {c.var(0)});
+        if (x.shape.size() < static_cast<size_t>(rank))
+            x_dims = c.emit("Concat", {c.const_i32(std::vector<int64_t>(rank - x.shape.size(), 1)), x_dims},
+                            {int_param("axis", 0)});
+    }
+    t = int_op(c, "MAX", {t, x_dims});
     set_runtime_output(c, 0, c.emit("Broadcast", {c.var(0), t}), x.elem_type, static_cast<size_t>(rank));
 }
 
