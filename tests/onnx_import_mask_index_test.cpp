@@ -319,15 +319,20 @@ TEST(OnnxMaskIndex, RefusesWhatNeedsADimOnlyTheRunTimeKnows) {
         << sub;
 }
 
-// Slice #k of y = x[mask] ([count, 4]): starts, ends and axes as constants
-// (steps 1).
+// Slice #k of y = x[mask] ([count, 4]): starts, ends, axes and (when given)
+// steps as constants.
 void add_slice(OnnxModel& m, const std::string& out, std::vector<int64_t> starts, std::vector<int64_t> ends,
-               std::vector<int64_t> axes) {
+               std::vector<int64_t> axes, std::vector<int64_t> steps = {}) {
     const auto n = static_cast<int64_t>(starts.size());
     m.initializer_i64(out + "_starts", {n}, starts);
     m.initializer_i64(out + "_ends", {n}, ends);
     m.initializer_i64(out + "_axes", {n}, axes);
-    m.node("Slice", {"y", out + "_starts", out + "_ends", out + "_axes"}, {out}, out);
+    std::vector<std::string> inputs{"y", out + "_starts", out + "_ends", out + "_axes"};
+    if (!steps.empty()) {
+        m.initializer_i64(out + "_steps", {n}, steps);
+        inputs.push_back(out + "_steps");
+    }
+    m.node("Slice", inputs, {out}, out);
     m.output(out);
 }
 
@@ -340,13 +345,15 @@ TEST(OnnxMaskIndex, SliceAndSplitTakeTheSelectionAlongAnyKnownAxisAndFromTheStar
     m.initializer_i64("halves", {2}, {2, 2});
     set_attr(m.node("Split", {"y", "halves"}, {"lo", "hi"}, "split"), "axis", int64_t{1});
     m.output("lo").output("hi");
+    add_slice(m, "evens", {0}, {kToTheEnd}, {0}, {2});  // y[::2]
+    add_slice(m, "odds", {1}, {kToTheEnd}, {0}, {5});   // y[1::5]: a step past the count
     const ir::Graph g = m.import();
     expect_same_ops_after_round_trip(g);
     // x[i] = [4i .. 4i+3], mask [1, 1, 0, 1]: y = rows 0, 1, 3.
     D x;
     for (int k = 0; k < 16; ++k) x.push_back(k);
     auto out = evaluate(g, {{"x", x}, {"mask", {1, 1, 0, 1}}});
-    ASSERT_EQ(out.size(), 6u);
+    ASSERT_EQ(out.size(), 8u);
     EXPECT_EQ(dims_of(out[1]), (U{3, 2}));
     EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{0, 1, 4, 5, 12, 13}));
     EXPECT_EQ(dims_of(out[2]), (U{2, 4}));
@@ -354,6 +361,10 @@ TEST(OnnxMaskIndex, SliceAndSplitTakeTheSelectionAlongAnyKnownAxisAndFromTheStar
     EXPECT_EQ(engine::eval::to_doubles(out[3].value), (D{1, 2, 5, 6}));
     EXPECT_EQ(engine::eval::to_doubles(out[4].value), (D{0, 1, 4, 5, 12, 13}));
     EXPECT_EQ(engine::eval::to_doubles(out[5].value), (D{2, 3, 6, 7, 14, 15}));
+    EXPECT_EQ(dims_of(out[6]), (U{2, 4}));  // rows 0 and 3 of x
+    EXPECT_EQ(engine::eval::to_doubles(out[6].value), (D{0, 1, 2, 3, 12, 13, 14, 15}));
+    EXPECT_EQ(dims_of(out[7]), (U{1, 4}));  // row 1 of x
+    EXPECT_EQ(engine::eval::to_doubles(out[7].value), (D{4, 5, 6, 7}));
 }
 
 TEST(OnnxMaskIndex, RefusesSlicesOfTheCountThatMegEngineWouldBoundOtherwiseAndSplittingIt) {
@@ -362,9 +373,10 @@ TEST(OnnxMaskIndex, RefusesSlicesOfTheCountThatMegEngineWouldBoundOtherwiseAndSp
     OnnxModel last = mask_index_model({4, 4}, {4});
     add_slice(last, "end", {-2}, {std::numeric_limits<int64_t>::max()}, {0});
     const std::string slice = import_error(last);
-    EXPECT_NE(slice.find("node 'end' (Slice): axis 0 has a dim known only at run time: only steps of 1 with starts "
-                         "and ends from 0 on are supported there (got start -2"),
-              std::string::npos)
+    EXPECT_NE(
+        slice.find("node 'end' (Slice): axis 0 has a dim known only at run time: only positive steps with "
+                   "starts and ends from 0 on are supported there (got start -2"),
+        std::string::npos)
         << slice;
     OnnxModel rows = mask_index_model({4, 4}, {4});
     rows.output("a").output("b");
@@ -556,6 +568,80 @@ TEST(OnnxMaskIndex, ExpandBroadcastsASelectionBothWays) {
     EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{1, 1, 1, 3, 3, 3}));
     EXPECT_EQ(dims_of(out[2]), (U{2, 2, 1}));
     EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{1, 3, 1, 3}));
+}
+
+// torchvision's MultiScaleRoIAlign writes each level's pooled rois into zeros
+// of (count, C, 7, 7): ConstantOfShape of a shape put together from the count
+// (known only at run time) and dims the import knows, and ScatterElements into
+// it along the count. The known dims stay known (a Flatten after it needs the
+// inner ones). Here every selected row is added into row 0 (indices all 0,
+// reduction add): numpy's np.add.at.
+TEST(OnnxMaskIndex, ScatterElementsWritesIntoZerosOfTheCount) {
+    OnnxModel m = mask_index_model({3, 2}, {3});
+    m.output("flat");
+    m.node("Shape", {"y"}, {"y_shape"});
+    m.initializer_i64("first", {}, {0});
+    m.node("Gather", {"y_shape", "first"}, {"count"});
+    m.initializer_i64("axis0", {1}, {0});
+    m.node("Unsqueeze", {"count", "axis0"}, {"count_1"});
+    m.initializer_i64("columns", {1}, {2});
+    set_attr(m.node("Concat", {"count_1", "columns"}, {"zeros_shape"}), "axis", int64_t{0});
+    m.node("ConstantOfShape", {"zeros_shape"}, {"zeros"}, "zeros");
+    set_attr(m.node("Cast", {"zeros"}, {"at_row_0"}), "to", int64_t{7});  // INT64
+    auto& scatter = m.node("ScatterElements", {"zeros", "at_row_0", "y"}, {"summed"}, "scatter");
+    set_attr(scatter, "axis", int64_t{0});
+    set_attr(scatter, "reduction", "add");
+    set_attr(m.node("Flatten", {"summed"}, {"flat"}, "flatten"), "axis", int64_t{1});
+    const ir::Graph g = m.import();
+    EXPECT_EQ(count_ops(g, "IndexingIncrMultiAxisVec"), 1u);
+    expect_same_ops_after_round_trip(g);
+    // x = [[1, 2], [3, 4], [5, 6]], mask [1, 0, 1]: y = [[1, 2], [5, 6]], added into row 0.
+    auto out = evaluate(g, {{"x", {1, 2, 3, 4, 5, 6}}, {"mask", {1, 0, 1}}});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(dims_of(out[1]), (U{2, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{6, 8, 0, 0}));
+    out = evaluate(g, {{"x", {1, 2, 3, 4, 5, 6}}, {"mask", {1, 1, 1}}});
+    EXPECT_EQ(dims_of(out[1]), (U{3, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{9, 12, 0, 0, 0, 0}));
+}
+
+// What torchvision's box decoding and per-image split do with the selected
+// rows: a Reshape to (count, -1, 3) through a target made from Shape (every dim
+// then known only at run time), Flatten at axis 1 of that (unknown dims on both
+// sides: their products read when it runs), and a Slice whose end is computed
+// from the count (rows 0 to count - 1). Values: numpy's.
+TEST(OnnxMaskIndex, FlattenAndARunTimeSliceTakeDimsTheRunTimeKnowsOnEverySide) {
+    OnnxModel m = mask_index_model({4, 6}, {4});
+    m.output("flat").output("all_but_last");
+    m.node("Shape", {"y"}, {"y_shape"});
+    m.initializer_i64("first", {}, {0});
+    m.node("Gather", {"y_shape", "first"}, {"count"});
+    m.initializer_i64("axis0", {1}, {0});
+    m.node("Unsqueeze", {"count", "axis0"}, {"count_1"});
+    m.initializer_i64("rest", {2}, {-1, 3});
+    set_attr(m.node("Concat", {"count_1", "rest"}, {"target"}), "axis", int64_t{0});
+    m.node("Reshape", {"y", "target"}, {"cubes"}, "cubes");
+    set_attr(m.node("Flatten", {"cubes"}, {"flat"}, "flatten"), "axis", int64_t{1});
+    m.initializer_i64("one", {1}, {1});
+    m.node("Sub", {"count_1", "one"}, {"end"});
+    m.initializer_i64("zero", {1}, {0});
+    m.node("Slice", {"flat", "zero", "end", "zero"}, {"all_but_last"}, "slice");
+    const ir::Graph g = m.import();
+    D x(24);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i);  // row r: 6r .. 6r + 5
+    // As imported, and as a loader rebuilds it from each format (the dump folds
+    // what MegEngine's makes fold: some of the bounds arithmetic on constants).
+    const formats::LoadedModel v1 = dumped_and_loaded(g, engine::DumpFormat::FBS),
+                               v2 = dumped_and_loaded(g, engine::DumpFormat::FBS_V2);
+    for (const ir::Graph* graph : {&g, &v1.graph, &v2.graph}) {
+        // mask [0, 1, 1, 1]: rows 1, 2, 3; flattened back to them; all but the last: rows 1, 2.
+        auto out = evaluate(*graph, {{"x", x}, {"mask", {0, 1, 1, 1}}});
+        ASSERT_EQ(out.size(), 3u);
+        EXPECT_EQ(dims_of(out[1]), (U{3, 6}));
+        EXPECT_EQ(engine::eval::to_doubles(out[1].value), D(x.begin() + 6, x.end()));
+        EXPECT_EQ(dims_of(out[2]), (U{2, 6}));
+        EXPECT_EQ(engine::eval::to_doubles(out[2].value), D(x.begin() + 6, x.begin() + 18));
+    }
 }
 
 TEST(OnnxMaskIndex, RefusesTheLastIndexAlongTheCount) {

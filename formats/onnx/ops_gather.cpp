@@ -186,6 +186,44 @@ int64_t normalized_index(Importer& c, int64_t v, int64_t dim, size_t axis) {
     return *position;
 }
 
+// 0..n-1 laid along axis `axis` of a rank-`rank` tensor, n the dim of `of` there
+// read when the graph runs (GetVarShape, then an exclusive Cumsum of ones).
+ir::VarId runtime_arange_along(Importer& c, ir::VarId of, size_t axis, size_t rank) {
+    const ir::VarId n = c.emit("GetVarShape", {of}, {int_param("axis", static_cast<int64_t>(axis))});
+    Shape laid(rank, 1);
+    laid[axis] = -1;
+    return rank == 1 ? iota(c, n) : reshaped(c, iota(c, n), laid);
+}
+
+// ScatterElements of values whose dims only the run time knows (torchvision's
+// MultiScaleRoIAlign writes each level's pooled rois into zeros of the rois'
+// count): the same indexing, the other axes' ranges read from the indices'
+// dims when the graph runs, their sizes checked by MegEngine's indexing then.
+void scatter_elements_of_runtime_dims(Importer& c, const std::string& reduction) {
+    const Value &x = c.runtime_input(0), &ind = c.runtime_input(1), &upd = c.runtime_input(2);
+    if (reduction != "none" && reduction != "add")
+        c.fail(
+            fmt::format("reduction '{}' with dims known only at run time is not supported (MegEngine writes "
+                        "through indexing by setting or adding only)",
+                        reduction));
+    const size_t r = x.shape.size();
+    if (r == 0) c.fail("cannot scatter into a scalar");
+    if (ind.shape.size() != r || upd.shape.size() != r)
+        c.fail(fmt::format("indices (rank {}) and updates (rank {}) must have the data's rank {}",
+                           ind.shape.size(), upd.shape.size(), r));
+    const auto axis =
+        static_cast<size_t>(normalize_axis(c.attr_int("axis", 0), static_cast<int64_t>(r), c, "axis"));
+    std::vector<ir::VarId> inputs{c.var(0), c.var(2)};
+    std::vector<ir::IndexDescMaskItem> items;
+    const ir::VarId indices = c.var(1);
+    for (size_t d = 0; d < r; ++d) {
+        inputs.push_back(d == axis ? indices : runtime_arange_along(c, indices, d, r));
+        items.push_back(index_item(d));
+    }
+    const char* op = reduction == "add" ? "IndexingIncrMultiAxisVec" : "IndexingSetMultiAxisVec";
+    set_runtime_output(c, 0, c.emit(op, inputs, {{"items", items}}), x.elem_type, x.shape);
+}
+
 // ScatterElements (and Scatter, opset 9 and 10, the same operator): the
 // GatherElements indexing written, updates having the indices' shape:
 // IndexingSetMultiAxisVec, or IndexingIncrMultiAxisVec for reduction add (which
@@ -193,9 +231,10 @@ int64_t normalized_index(Importer& c, int64_t v, int64_t dim, size_t axis) {
 // duplicates undefined).
 void scatter_elements(Importer& c) {
     c.check_attrs({"axis", "reduction"});
-    const Value &x = c.input(0), &ind = c.input(1), &upd = c.input(2);
     check_int_indices(c, 1);
     const std::string reduction = scatter_reduction(c);
+    if (any_runtime_shape(c, 3)) return scatter_elements_of_runtime_dims(c, reduction);
+    const Value &x = c.input(0), &ind = c.input(1), &upd = c.input(2);
     if (upd.elem_type != x.elem_type) c.fail("updates must have the data's element type");
     const size_t r = x.shape.size();
     if (r == 0) c.fail("cannot scatter into a scalar");

@@ -50,15 +50,20 @@ Value pick(const Value& x, const std::vector<int64_t>& picks, Shape shape) {
 }
 
 // One slice of an axis whose dim only the run time knows. MegEngine's Subtensor
-// (Slice::apply) wraps a negative bound once and refuses one still negative,
-// where ONNX clamps it to the axis; for a step of 1 and bounds from 0 on the two
-// agree (an end past the axis stops at its end), so only those are mapped; an
-// end past Int32 is omitted (to the end).
+// (Slice::apply, src/core/impl/tensor.cpp) wraps a negative bound once and
+// refuses one still negative, where ONNX clamps it to the axis; for a positive
+// step and bounds from 0 on the two agree (the end is taken to at most the
+// axis's dim, the start to at most the end), so only those are mapped
+// (torchvision's box decoding takes every fourth column, 0::4); an end past
+// Int32 is omitted (to the end).
 AxisSlice runtime_axis_slice(Importer& c, int64_t axis, int64_t start, int64_t end, int64_t step) {
-    if (step != 1 || start < 0 || end < 0)
-        c.fail(fmt::format("axis {} has a dim known only at run time: only steps of 1 with starts and ends from 0 "
-                           "on are supported there (got start {}, end {}, step {})",
-                           axis, start, end, step));
+    if (step < 1 || start < 0 || end < 0)
+        c.fail(
+            fmt::format("axis {} has a dim known only at run time: only positive steps with starts and ends "
+                        "from 0 on are supported there (got start {}, end {}, step {})",
+                        axis, start, end, step));
+    if (step > std::numeric_limits<int32_t>::max())
+        c.fail(fmt::format("step {} of axis {} is past what MegEngine's Int32 step holds", step, axis));
     if (start > std::numeric_limits<int32_t>::max())
         c.fail(fmt::format("start {} of axis {} is past any dim MegEngine holds", start, axis));
     return {axis, start, end > std::numeric_limits<int32_t>::max() ? -1 : end, step};

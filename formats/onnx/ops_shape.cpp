@@ -49,12 +49,23 @@ void flatten(Importer& c) {
     auto unknown = [](const Shape& dims) {
         return std::find(dims.begin(), dims.end(), int64_t{-1}) != dims.end();
     };
-    if (unknown(outer) && unknown(inner))
-        c.fail(fmt::format("input [{}] has dims known only at run time on both sides of axis {}",
-                           fmt::join(s, ","), axis));
     const Shape target{unknown(outer) ? -1 : element_count(outer),
                        unknown(inner) ? -1 : element_count(inner)};
-    set_runtime_output(c, 0, reshaped(c, c.var(0), target), x.elem_type, target);
+    if (!unknown(outer) || !unknown(inner))
+        return set_runtime_output(c, 0, reshaped(c, c.var(0), target), x.elem_type, target);
+    // Unknown dims on both sides (torchvision's decoded boxes, (count, classes,
+    // 4), flattened at axis 1): the products of each side's dims, read from
+    // GetVarShape when the graph runs.
+    const ir::VarId dims = c.emit("GetVarShape", {c.var(0)});
+    auto product = [&](int64_t begin, int64_t end) {
+        const std::vector<ir::IndexDescMaskItem> range{ir::IndexDescMaskItem{0, true, true, false, false}};
+        const ir::VarId part =
+            c.emit("Subtensor", {dims, c.const_i32({begin}), c.const_i32({end})}, {{"items", range}});
+        return end - begin == 1 ? part
+                                : c.emit("Reduce", {part}, {{"mode", "PRODUCT"}, int_param("axis", 0)});
+    };
+    const ir::VarId to = c.emit("Concat", {product(0, axis), product(axis, rank)}, {int_param("axis", 0)});
+    set_runtime_output(c, 0, c.emit("Reshape", {c.var(0), to}), x.elem_type, target);
 }
 
 // Reshape of a value whose dims only the run time knows to a constant target
@@ -212,6 +223,16 @@ void concat(Importer& c) {
     for (size_t k = 0; k < c.input_count(); ++k)
         if (element_count(c.input(k).shape) > 0 || element_count(out) == 0) inputs.push_back(c.var(k));
     c.set_output_var(0, concat(c, inputs, axis), first.elem_type, out);
+    // A shape put together from dims some of which the import knows
+    // (torchvision's zeros of (count, C, 7, 7)): the known ones, for what reads it.
+    if (rank == 1 && is_integer_type(first.elem_type)) {
+        std::vector<int64_t> known;
+        for (size_t k = 0; k < c.input_count(); ++k) {
+            const std::vector<int64_t> part = known_elements_of(c, k);
+            known.insert(known.end(), part.begin(), part.end());
+        }
+        if (static_cast<int64_t>(known.size()) == out[0]) note_known_elements(c, 0, std::move(known));
+    }
 }
 
 // MegEngine's Split takes the part sizes as scalar inputs ("SPECIFY" mode).
@@ -355,12 +376,8 @@ void runtime_shape_of(Importer& c, int64_t start, int64_t end) {
     }
     c.set_output_var(0, dims, P::INT64, {end - start});
     // The dims the import knows, for a Gather that picks only those.
-    if (const Value* out = c.value(c.node().output(0))) {
-        Value known = *out;
-        const Shape& s = c.runtime_input(0).shape;
-        known.known_elements.assign(s.begin() + start, s.begin() + end);
-        c.set_output(0, std::move(known));
-    }
+    const Shape& s = c.runtime_input(0).shape;
+    note_known_elements(c, 0, std::vector<int64_t>(s.begin() + start, s.begin() + end));
 }
 
 void shape(Importer& c) {

@@ -161,8 +161,10 @@ void constant_of_runtime_shape(Importer& c) {
     }
     fill.shape = {1};
     ir::VarId v = c.materialize(fill, "value");
-    set_runtime_output(c, 0, c.emit("Broadcast", {v, int32_var(c, 0, "shape")}), fill.elem_type,
-                       static_cast<size_t>(n));
+    // The dims the import knows of the shape operand stay known.
+    Shape dims = known_elements_of(c, 0);
+    if (dims.size() != static_cast<size_t>(n)) dims.assign(static_cast<size_t>(n), -1);
+    set_runtime_output(c, 0, c.emit("Broadcast", {v, int32_var(c, 0, "shape")}), fill.elem_type, dims);
 }
 
 // start + k·delta for k in [0, n), n = max(⌈(limit − start) / delta⌉, 0): for
@@ -202,7 +204,9 @@ void range_of_runtime_values(Importer& c) {
 // ("before index 0") is written −1 − dim.
 void slice_with_runtime_bounds(Importer& c) {
     c.check_attrs({});
-    const Value& x = c.input(0);
+    // An input whose dims only the run time knows too (torchvision splits the
+    // decoded boxes per image at a count computed when it runs).
+    const Value& x = c.runtime_input(0);
     const int64_t r = static_cast<int64_t>(x.shape.size());
     if (r == 0) c.fail("cannot slice a scalar");
     const int64_t m = operand_length(c, 1, "starts");
@@ -221,7 +225,7 @@ void slice_with_runtime_bounds(Importer& c) {
         ir::VarId listed = c.reshape(reduce_sum(c, int_op(c, "MUL", {sel, c.reshape(v, {1, m})}), 1), {r});
         return int_op(c, "ADD", {listed, int_op(c, "MUL", {unlisted, fallback})});
     };
-    const ir::VarId dims = c.const_i32(x.shape);
+    const ir::VarId dims = x.runtime_shape ? c.emit("GetVarShape", {c.var(0)}) : c.const_i32(x.shape);
     const ir::VarId step = spread(c.has_input(4) ? int32_var(c, 4, "steps") : c.const_i32(std::vector<int64_t>(m, 1)), one);
     ir::VarId begin = spread(int32_var(c, 1, "starts"), zero);
     ir::VarId end = spread(int32_var(c, 2, "ends"), dims);
