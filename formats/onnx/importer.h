@@ -47,10 +47,13 @@ struct Value {
     bool runtime_shape = false;
     // A 1-D integer value computed when the graph runs whose elements the import
     // partly knows: Shape of a value with some dims known only at run time holds
-    // the dims known at import time here, -1 where the run time decides (a dim is
-    // never negative). Gather of known elements is then a constant, as Shape of a
-    // static shape is (torchvision's `if x.shape[1] == 1` on a selection of rows).
-    // Empty for every other value.
+    // the dims known at import time here, -1 where the run time decides, and a
+    // Concat of such values and constants the parts' (runtime_values.h:
+    // known_elements_of). Readers take it as dims, which are never negative, so a
+    // constant -1 among them (a Reshape target's "the rest") reads as not known.
+    // Gather of known elements is then a constant, as Shape of a static shape is
+    // (torchvision's `if x.shape[1] == 1` on a selection of rows), and
+    // ConstantOfShape keeps the known dims. Empty for every other value.
     std::vector<int64_t> known_elements;
 };
 

@@ -178,9 +178,9 @@ void gather(Importer& c) {
             if (i < 0) i += x.shape[axis];
         }
         // Dims of a shape the import knows (Value::known_elements): a constant.
-        if (!x.known_elements.empty() && std::ranges::all_of(idx, [&](int64_t i) {
-                return x.known_elements[static_cast<size_t>(i)] >= 0;
-            })) {
+        if (rank == 1 && x.known_elements.size() == static_cast<size_t>(x.shape[0]) &&
+            std::ranges::all_of(idx,
+                                [&](int64_t i) { return x.known_elements[static_cast<size_t>(i)] >= 0; })) {
             std::vector<int64_t> dims;
             for (int64_t i : idx) dims.push_back(x.known_elements[static_cast<size_t>(i)]);
             return c.set_output(0, int64_const(dims, out));
