@@ -603,6 +603,18 @@ TEST(OnnxMaskIndex, ScatterElementsWritesIntoZerosOfTheCount) {
     out = evaluate(g, {{"x", {1, 2, 3, 4, 5, 6}}, {"mask", {1, 1, 1}}});
     EXPECT_EQ(dims_of(out[1]), (U{3, 2}));
     EXPECT_EQ(engine::eval::to_doubles(out[1].value), (D{9, 12, 0, 0, 0, 0}));
+
+    // Updates of another element type than the data are refused at the node, as
+    // for static dims.
+    OnnxModel ints = mask_index_model({3, 2}, {3});
+    ints.output("written");
+    set_attr(ints.node("Cast", {"y"}, {"as_ints"}), "to", int64_t{6});  // INT32
+    set_attr(ints.node("Cast", {"y"}, {"at"}), "to", int64_t{7});       // INT64
+    ints.node("ScatterElements", {"y", "at", "as_ints"}, {"written"}, "scatter");
+    const std::string e = import_error(ints);
+    EXPECT_NE(e.find("node 'scatter' (ScatterElements): updates must have the data's element type"),
+              std::string::npos)
+        << e;
 }
 
 // What torchvision's box decoding and per-image split do with the selected

@@ -206,6 +206,7 @@ void scatter_elements_of_runtime_dims(Importer& c, const std::string& reduction)
             fmt::format("reduction '{}' with dims known only at run time is not supported (MegEngine writes "
                         "through indexing by setting or adding only)",
                         reduction));
+    if (upd.elem_type != x.elem_type) c.fail("updates must have the data's element type");
     const size_t r = x.shape.size();
     if (r == 0) c.fail("cannot scatter into a scalar");
     if (ind.shape.size() != r || upd.shape.size() != r)
