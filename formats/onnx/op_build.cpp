@@ -71,6 +71,12 @@ ir::VarId pick_along(Importer& c, ir::VarId x, int64_t axis, int64_t k) {
     return c.emit("Subtensor", {x, c.const_i32({k})}, {{"items", std::vector{pick}}});
 }
 
+ir::VarId slice_1d(Importer& c, ir::VarId v, int64_t begin, int64_t end) {
+    const ir::IndexDescMaskItem range{0, true, true, false, false};
+    return c.emit("Subtensor", {v, c.const_i32({begin}), c.const_i32({end})},
+                  {{"items", std::vector{range}}});
+}
+
 ir::VarId float32_tensor(Importer& c, const std::vector<float>& values, const Shape& shape) {
     std::vector<std::byte> bytes(values.size() * sizeof(float));
     std::memcpy(bytes.data(), values.data(), bytes.size());

@@ -47,6 +47,9 @@ std::pair<int64_t, int64_t> integer_range(ir::DTypeEnum t);
 ir::VarId round_half_to_even(Importer& c, ir::VarId x, int32_t elem_type);
 // x[..., k, ...] along `axis`, the axis dropped (a Subtensor with one constant index).
 ir::VarId pick_along(Importer& c, ir::VarId x, int64_t axis, int64_t k);
+// v[begin:end] of a 1-D v, with constant bounds (a Subtensor of one range item):
+// a part of a shape vector, or one entry kept as a (1)-shaped slice.
+ir::VarId slice_1d(Importer& c, ir::VarId v, int64_t begin, int64_t end);
 // `v` (of ONNX shape `from`) as `to`: itself when equal, else a Broadcast.
 ir::VarId broadcast_to(Importer& c, ir::VarId v, const Shape& from, const Shape& to);
 // The numpy broadcast of every input's shape; fails naming them when they do not broadcast.

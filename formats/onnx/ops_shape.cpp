@@ -58,9 +58,7 @@ void flatten(Importer& c) {
     // GetVarShape when the graph runs.
     const ir::VarId dims = c.emit("GetVarShape", {c.var(0)});
     auto product = [&](int64_t begin, int64_t end) {
-        const std::vector<ir::IndexDescMaskItem> range{ir::IndexDescMaskItem{0, true, true, false, false}};
-        const ir::VarId part =
-            c.emit("Subtensor", {dims, c.const_i32({begin}), c.const_i32({end})}, {{"items", range}});
+        const ir::VarId part = slice_1d(c, dims, begin, end);
         return end - begin == 1 ? part
                                 : c.emit("Reduce", {part}, {{"mode", "PRODUCT"}, int_param("axis", 0)});
     };
@@ -370,10 +368,7 @@ void unsqueeze(Importer& c) {
 void runtime_shape_of(Importer& c, int64_t start, int64_t end) {
     ir::VarId dims = c.emit("GetVarShape", {c.var(0)});
     const auto rank = static_cast<int64_t>(c.runtime_input(0).shape.size());
-    if (start != 0 || end != rank) {
-        const std::vector<ir::IndexDescMaskItem> range{ir::IndexDescMaskItem{0, true, true, false, false}};
-        dims = c.emit("Subtensor", {dims, c.const_i32({start}), c.const_i32({end})}, {{"items", range}});
-    }
+    if (start != 0 || end != rank) dims = slice_1d(c, dims, start, end);
     c.set_output_var(0, dims, P::INT64, {end - start});
     // The dims the import knows, for a Gather that picks only those.
     const Shape& s = c.runtime_input(0).shape;

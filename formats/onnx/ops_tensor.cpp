@@ -363,9 +363,8 @@ void one_hot(Importer& c) {
         return vt == ir::DTypeEnum::Int32 ? v : type_cvt(c, v, vt);
     };
     // off and on as (1)-shaped slices of the values.
-    const std::vector<ir::IndexDescMaskItem> range_item{ir::IndexDescMaskItem{0, true, true, false, false}};
-    ir::VarId off = c.emit("Subtensor", {c.var(2), c.const_i32({0}), c.const_i32({1})}, {{"items", range_item}});
-    ir::VarId on = c.emit("Subtensor", {c.var(2), c.const_i32({1}), c.const_i32({2})}, {{"items", range_item}});
+    ir::VarId off = slice_1d(c, c.var(2), 0, 1);
+    ir::VarId on = slice_1d(c, c.var(2), 1, 2);
     if (vals.shape.size() != 1) off = c.reshape(off, {1}), on = c.reshape(on, {1});
     ir::VarId y = c.emit("Elemwise", {c.emit("Elemwise", {as_values(hit), on}, {{"mode", "MUL"}}),
                                       c.emit("Elemwise", {as_values(miss), off}, {{"mode", "MUL"}})},
