@@ -236,7 +236,8 @@ const Value* Importer::value(const std::string& name) const {
     return it == values_.end() ? nullptr : &it->second;
 }
 
-void Importer::set_output_var(size_t i, ir::VarId var, int32_t elem_type, Shape shape) {
+void Importer::set_output_var(size_t i, ir::VarId var, int32_t elem_type, Shape shape,
+                              std::vector<int64_t> known_elements) {
     // The importer's ONNX-level shape must be the one MegEngine's inference gives
     // the var it mapped to (ir/infer.h): a disagreement is a mapping bug, found
     // here rather than by a loader. ONNX's rank-0 scalar is MegEngine's [1].
@@ -262,6 +263,8 @@ void Importer::set_output_var(size_t i, ir::VarId var, int32_t elem_type, Shape 
     v.var = var;
     v.elem_type = elem_type;
     v.shape = std::move(shape);
+    if (std::ranges::any_of(known_elements, [](int64_t e) { return e >= 0; }))
+        v.known_elements = std::move(known_elements);
     set_output(i, std::move(v));
 }
 

@@ -99,7 +99,10 @@ class Importer {
 
     // --- results ---
     void set_output(size_t i, Value v);
-    void set_output_var(size_t i, ir::VarId var, int32_t elem_type, Shape shape);
+    // `known_elements`: Value::known_elements of a 1-D integer output, −1 where
+    // the run time decides; kept only when some element is known.
+    void set_output_var(size_t i, ir::VarId var, int32_t elem_type, Shape shape,
+                        std::vector<int64_t> known_elements = {});
     // Another node's output `name` is the same value as this node's output #i (a
     // fused operator produced it).
     void alias_output_name(const std::string& name, size_t i);

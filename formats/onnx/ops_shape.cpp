@@ -220,17 +220,17 @@ void concat(Importer& c) {
     std::vector<ir::VarId> inputs;
     for (size_t k = 0; k < c.input_count(); ++k)
         if (element_count(c.input(k).shape) > 0 || element_count(out) == 0) inputs.push_back(c.var(k));
-    c.set_output_var(0, concat(c, inputs, axis), first.elem_type, out);
     // A shape put together from dims some of which the import knows
     // (torchvision's zeros of (count, C, 7, 7)): the known ones, for what reads it.
+    std::vector<int64_t> known;
     if (rank == 1 && is_integer_type(first.elem_type)) {
-        std::vector<int64_t> known;
         for (size_t k = 0; k < c.input_count(); ++k) {
             const std::vector<int64_t> part = known_elements_of(c, k);
             known.insert(known.end(), part.begin(), part.end());
         }
-        if (static_cast<int64_t>(known.size()) == out[0]) note_known_elements(c, 0, std::move(known));
+        if (static_cast<int64_t>(known.size()) != out[0]) known.clear();
     }
+    c.set_output_var(0, concat(c, inputs, axis), first.elem_type, out, std::move(known));
 }
 
 // MegEngine's Split takes the part sizes as scalar inputs ("SPECIFY" mode).
@@ -369,10 +369,10 @@ void runtime_shape_of(Importer& c, int64_t start, int64_t end) {
     ir::VarId dims = c.emit("GetVarShape", {c.var(0)});
     const auto rank = static_cast<int64_t>(c.runtime_input(0).shape.size());
     if (start != 0 || end != rank) dims = slice_1d(c, dims, start, end);
-    c.set_output_var(0, dims, P::INT64, {end - start});
-    // The dims the import knows, for a Gather that picks only those.
+    // With the dims the import knows, for a Gather that picks only those.
     const Shape& s = c.runtime_input(0).shape;
-    note_known_elements(c, 0, std::vector<int64_t>(s.begin() + start, s.begin() + end));
+    c.set_output_var(0, dims, P::INT64, {end - start},
+                     std::vector<int64_t>(s.begin() + start, s.begin() + end));
 }
 
 void shape(Importer& c) {

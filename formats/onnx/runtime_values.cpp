@@ -90,15 +90,6 @@ std::vector<int64_t> known_elements_of(const Importer& c, size_t i) {
     return std::vector<int64_t>(static_cast<size_t>(v.shape[0]), -1);
 }
 
-void note_known_elements(Importer& c, size_t i, std::vector<int64_t> known) {
-    if (std::ranges::none_of(known, [](int64_t e) { return e >= 0; })) return;
-    const Value* out = c.value(c.node().output(static_cast<int>(i)));
-    if (!out) return;
-    Value noted = *out;
-    noted.known_elements = std::move(known);
-    c.set_output(i, std::move(noted));
-}
-
 bool any_runtime_shape(const Importer& c, size_t count) {
     for (size_t i = 0; i < count; ++i)
         if (c.has_input(i) && c.runtime_input(i).runtime_shape) return true;

@@ -52,9 +52,6 @@ void set_runtime_output(Importer& c, size_t i, ir::VarId var, int32_t elem_type,
 // The elements the import knows of input #i, a 1-D integer value (a shape):
 // a constant's, its Value::known_elements, else −1 for each of its elements.
 std::vector<int64_t> known_elements_of(const Importer& c, size_t i);
-// Output #i (set already) holds `known` where not −1 (Value::known_elements);
-// nothing is noted when every element is −1.
-void note_known_elements(Importer& c, size_t i, std::vector<int64_t> known);
 
 // Whether one of inputs #0..count−1 has a shape known only at run time.
 bool any_runtime_shape(const Importer& c, size_t count);
