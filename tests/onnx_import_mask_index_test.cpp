@@ -570,6 +570,16 @@ TEST(OnnxMaskIndex, ExpandBroadcastsASelectionBothWays) {
     EXPECT_EQ(engine::eval::to_doubles(out[2].value), (D{1, 3, 1, 3}));
 }
 
+// torchvision's selection count as a shape part: "count_1", [1] holding y's
+// first dim, as Shape, Gather of entry 0 (a scalar) and Unsqueeze write it.
+void add_count_of_y(OnnxModel& m) {
+    m.node("Shape", {"y"}, {"y_shape"});
+    m.initializer_i64("first", {}, {0});
+    m.node("Gather", {"y_shape", "first"}, {"count"});
+    m.initializer_i64("axis0", {1}, {0});
+    m.node("Unsqueeze", {"count", "axis0"}, {"count_1"});
+}
+
 // torchvision's MultiScaleRoIAlign writes each level's pooled rois into zeros
 // of (count, C, 7, 7): ConstantOfShape of a shape put together from the count
 // (known only at run time) and dims the import knows, and ScatterElements into
@@ -579,11 +589,7 @@ TEST(OnnxMaskIndex, ExpandBroadcastsASelectionBothWays) {
 TEST(OnnxMaskIndex, ScatterElementsWritesIntoZerosOfTheCount) {
     OnnxModel m = mask_index_model({3, 2}, {3});
     m.output("flat");
-    m.node("Shape", {"y"}, {"y_shape"});
-    m.initializer_i64("first", {}, {0});
-    m.node("Gather", {"y_shape", "first"}, {"count"});
-    m.initializer_i64("axis0", {1}, {0});
-    m.node("Unsqueeze", {"count", "axis0"}, {"count_1"});
+    add_count_of_y(m);
     m.initializer_i64("columns", {1}, {2});
     set_attr(m.node("Concat", {"count_1", "columns"}, {"zeros_shape"}), "axis", int64_t{0});
     m.node("ConstantOfShape", {"zeros_shape"}, {"zeros"}, "zeros");
@@ -625,11 +631,7 @@ TEST(OnnxMaskIndex, ScatterElementsWritesIntoZerosOfTheCount) {
 TEST(OnnxMaskIndex, FlattenAndARunTimeSliceTakeDimsTheRunTimeKnowsOnEverySide) {
     OnnxModel m = mask_index_model({4, 6}, {4});
     m.output("flat").output("all_but_last");
-    m.node("Shape", {"y"}, {"y_shape"});
-    m.initializer_i64("first", {}, {0});
-    m.node("Gather", {"y_shape", "first"}, {"count"});
-    m.initializer_i64("axis0", {1}, {0});
-    m.node("Unsqueeze", {"count", "axis0"}, {"count_1"});
+    add_count_of_y(m);
     m.initializer_i64("rest", {2}, {-1, 3});
     set_attr(m.node("Concat", {"count_1", "rest"}, {"target"}), "axis", int64_t{0});
     m.node("Reshape", {"y", "target"}, {"cubes"}, "cubes");

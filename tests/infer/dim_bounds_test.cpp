@@ -25,6 +25,22 @@ VarId selection(GraphBuilder& b, const std::string& name, uint32_t rows, uint32_
     return b.op("CondTake", {x, x}, {{"mode", "GT"}, {"val", 0.0f}});
 }
 
+// A selection of at most rows · cols as one row ([1, ?]) to take a top-k of, and
+// its length read from its shape (GetVarShape, then entry 0): a run-time count
+// of at most rows · cols, as torchvision's min(k, len(x)) reads it.
+struct RowAndLength {
+    VarId row, length;
+};
+RowAndLength selection_row_and_length(GraphBuilder& b, uint32_t rows, uint32_t cols) {
+    const VarId s = selection(b, "x", rows, cols);
+    const VarId row =
+        b.op("AxisAddRemove", {s}, {{"desc", std::vector<ir::AxisDesc>{{ir::AxisDescMethod::ADD_1, 0}}}});
+    const ir::IndexDescMaskItem first_of_shape{0, false, false, false, true};
+    const VarId length = b.op("Subtensor", {b.op("GetVarShape", {s}), b.constant<int32_t>({1}, {0})},
+                              {{"items", std::vector{first_of_shape}}});
+    return {row, length};
+}
+
 TEST(DimBounds, AStaticShapeIsItsOwnBoundAndACondTakeHoldsAtMostItsInput) {
     GraphBuilder b;
     EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.input("x", F32, {2, 3})), (Bounds{2, 3}));
@@ -98,12 +114,8 @@ TEST(DimBounds, IndexingTakesTheIndexLengthAndSlicesKeepTheData) {
 // that may be 0 or less, only the TopK's 6.
 TEST(DimBounds, ASliceToARunTimeEndKeepsAtMostTheEndsBound) {
     GraphBuilder b;
-    const VarId s = selection(b, "x", 3, 4);  // at most 12
-    const VarId row =
-        b.op("AxisAddRemove", {s}, {{"desc", std::vector<ir::AxisDesc>{{ir::AxisDescMethod::ADD_1, 0}}}});
-    const ir::IndexDescMaskItem first_of_shape{0, false, false, false, true};
-    const VarId length = b.op("Subtensor", {b.op("GetVarShape", {s}), b.constant<int32_t>({1}, {0})},
-                              {{"items", std::vector{first_of_shape}}});
+    const RowAndLength selected = selection_row_and_length(b, 3, 4);  // at most 12
+    const VarId row = selected.row, length = selected.length;
     const VarId k = b.op("Elemwise", {length, b.constant<int32_t>({1}, {5})}, {{"mode", "MIN_"}});  // [0, 5]
     const VarId k_plus_1 = b.op("Elemwise", {k, b.constant<int32_t>({1}, {1})}, {{"mode", "ADD"}});
     const VarId top =
@@ -145,12 +157,10 @@ TEST(DimBounds, EachPartOfASplitHoldsAtMostItsInput) {
 // two bounds it the same way; ADD of them adds the bounds; an input k bounds nothing.
 TEST(DimBounds, ARunTimeKMadeOfShapesAndConstantsBoundsTopK) {
     GraphBuilder b;
-    const VarId s = selection(b, "x", 3, 4);  // at most 12
-    const VarId row =
-        b.op("AxisAddRemove", {s}, {{"desc", std::vector<ir::AxisDesc>{{ir::AxisDescMethod::ADD_1, 0}}}});
-    const ir::IndexDescMaskItem first{0, false, false, false, true};
-    const VarId length = b.op("Subtensor", {b.op("GetVarShape", {s}), b.constant<int32_t>({1}, {0})},
-                              {{"items", std::vector{first}}});
+    const RowAndLength selected = selection_row_and_length(b, 3, 4);  // at most 12
+    const VarId row = selected.row,
+                length =
+                    selected.length;  // not a structured binding: clang 14 refuses a lambda capturing one
     const VarId five = b.constant<int32_t>({1}, {5});
     auto top_k_by = [&](VarId k) {
         return b.op("TopK", {row, k}, {{"mode", "VALUE_IDX_SORTED"}}, ir::OpOptions{.outputs = 2});
