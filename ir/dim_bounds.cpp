@@ -38,6 +38,12 @@ const T* field_as(const Graph& g, OprId o, std::string_view name) {
     return f ? std::get_if<T>(f) : nullptr;
 }
 
+// An integer, bool or enum field (every width but UInt64 is held as int64_t).
+std::optional<int64_t> int_field_of(const Graph& g, OprId o, std::string_view name) {
+    const int64_t* f = field_as<int64_t>(g, o, name);
+    return f ? std::optional<int64_t>(*f) : std::nullopt;
+}
+
 // The name of enum field `name`'s member (Elemwise's and Reduce's mode), or "".
 std::string_view enum_name_of(const Graph& g, OprId o, std::string_view name) {
     for (const ParamValue& p : g.params_of(o)) {
@@ -93,6 +99,24 @@ class BoundsWalk {
         if (b && capped_product(*b) >= kNoUsefulBound) b.reset();
         memo_.emplace(v.value, b);
         return b;
+    }
+
+    // A number of elements v cannot exceed when the graph runs: its dims'
+    // product, or less where an operator keeps its input's elements in another
+    // shape (a Reshape to a target only the run time knows bounds each dim by
+    // the whole count, and their product would be far past it: torchvision's
+    // decoded boxes, (count, −1, 4)). Nullopt where `of` has no bound either.
+    std::optional<uint64_t> elements(VarId v, int depth = 0) {
+        if (v.value >= g_.vars.size()) return std::nullopt;
+        const std::span<const uint32_t> known = g_.var_shape(v);
+        if (!known.empty()) return capped_product(Bounds(known.begin(), known.end()));
+        if (depth > 256) return std::nullopt;
+        if (auto it = elements_memo_.find(v.value); it != elements_memo_.end()) return it->second;
+        std::optional<uint64_t> n;
+        if (const auto dims = of(v, depth)) n = capped_product(*dims);
+        if (const auto kept = computed_elements(v, depth + 1)) n = n ? std::min(*n, *kept) : *kept;
+        elements_memo_.emplace(v.value, n);
+        return n;
     }
 
   private:
@@ -160,6 +184,55 @@ class BoundsWalk {
         return 0;
     }
 
+    // Where Elemwise `mode` of x and y lies (MegEngine's Int32 arithmetic):
+    // MIN, MAX (MIN_ and MAX_), ADD, SUB, MUL, FLOOR_DIV by a positive divisor,
+    // and EQ, LT, LEQ (0 or 1: the importer's masks of a target's 0 and −1
+    // entries, and of negative axes).
+    // Nullopt for another mode, or past what a bound says usefully.
+    static std::optional<Interval> combined(std::string_view mode, Interval x, Interval y) {
+        // In 128 bits: dims' bounds reach 2^48.
+        const auto limit = static_cast<__int128>(kNoUsefulBound);
+        auto within = [&](__int128 lo, __int128 hi) -> std::optional<Interval> {
+            if (lo < -limit || hi > limit) return std::nullopt;
+            return Interval{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+        };
+        if (mode == "MIN_") return Interval{std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
+        if (mode == "MAX_") return Interval{std::max(x.lo, y.lo), std::max(x.hi, y.hi)};
+        if (mode == "ADD") return within(__int128{x.lo} + y.lo, __int128{x.hi} + y.hi);
+        if (mode == "SUB") return within(__int128{x.lo} - y.hi, __int128{x.hi} - y.lo);
+        if (mode == "MUL") {
+            const __int128 p[] = {__int128{x.lo} * y.lo, __int128{x.lo} * y.hi, __int128{x.hi} * y.lo,
+                                  __int128{x.hi} * y.hi};
+            return within(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
+        }
+        if (mode == "FLOOR_DIV" && x.lo >= 0 && y.lo >= 1) return Interval{x.lo / y.hi, x.hi / y.lo};
+        if (mode == "LT" || mode == "LEQ") {
+            const bool strict = mode == "LT";
+            if (strict ? x.hi < y.lo : x.hi <= y.lo) return Interval{1, 1};
+            if (strict ? x.lo >= y.hi : x.lo > y.hi) return Interval{0, 0};
+            return Interval{0, 1};
+        }
+        if (mode == "EQ") {
+            if (x.lo == x.hi && y.lo == y.hi && x.lo == y.lo) return Interval{1, 1};
+            if (x.hi < y.lo || y.hi < x.lo) return Interval{0, 0};
+            return Interval{0, 1};
+        }
+        return std::nullopt;
+    }
+
+    // x[begin:end] of a 1-D x's intervals, each bound a one-element constant
+    // (Subtensor's: a negative one counts from the end, both clamped to x).
+    static std::optional<Intervals> range_of(const Intervals& x,
+                                             const std::optional<std::vector<int32_t>>& begin,
+                                             const std::optional<std::vector<int32_t>>& end) {
+        if (!begin || !end || begin->size() != 1 || end->size() != 1) return std::nullopt;
+        const auto n = static_cast<int64_t>(x.size());
+        auto clamped = [n](int64_t k) { return std::clamp(k < 0 ? k + n : k, int64_t{0}, n); };
+        const int64_t b = clamped((*begin)[0]), e = clamped((*end)[0]);
+        if (b >= e) return std::nullopt;  // an empty part: no element to bound
+        return Intervals(x.begin() + b, x.begin() + e);
+    }
+
     std::optional<Intervals> computed_values(VarId v, int depth) {
         if (const auto c = int32_constant(g_, v)) {
             Intervals out;
@@ -205,12 +278,19 @@ class BoundsWalk {
             return out;
         }
         if (type == "Subtensor" || type == "IndexingMultiAxisVec") {
-            // One constant index into a 1-D var: that element.
+            // One constant index into a 1-D var: that element; a Subtensor of
+            // it from a constant start to a constant end (either may be absent,
+            // a negative one counts from the end): those elements.
             const auto x = input(0);
             const auto* items = field_as<std::vector<IndexDescMaskItem>>(g_, o, "items");
-            if (!x || !items || items->size() != 1 || in.size() != 2 || rank_of(in[0]) != 1)
-                return std::nullopt;
+            if (!x || !items || items->size() != 1 || rank_of(in[0]) != 1) return std::nullopt;
             const IndexDescMaskItem& item = (*items)[0];
+            if (type == "Subtensor" && item.axis == 0 && !item.idx && !item.step &&
+                in.size() == size_t{1} + item.begin + item.end)
+                return range_of(*x, item.begin ? int32_constant(g_, in[1]) : std::vector<int32_t>{0},
+                                item.end ? int32_constant(g_, in[1 + item.begin])
+                                         : std::vector<int32_t>{static_cast<int32_t>(x->size())});
+            if (in.size() != 2) return std::nullopt;
             const auto at = int32_constant(g_, in[1]);
             if (item.axis != 0 || !item.idx || item.begin || item.end || item.step || !at || at->size() != 1)
                 return std::nullopt;
@@ -219,20 +299,22 @@ class BoundsWalk {
             return Intervals{(*x)[static_cast<size_t>(k)]};
         }
         if (type == "Reduce") {
-            // MIN or MAX (the schema's MIN_ and MAX_) of a 1-D var into one element.
+            // MIN, MAX (the schema's MIN_ and MAX_), SUM or PRODUCT of a 1-D var
+            // into one element (a target's element count).
             const auto x = input(0);
             const std::string_view mode = enum_name_of(g_, o, "mode");
-            if (!x || x->empty() || in.size() != 1 || !one_dim_output || (mode != "MIN_" && mode != "MAX_"))
+            if (!x || x->empty() || in.size() != 1 || !one_dim_output ||
+                (mode != "MIN_" && mode != "MAX_" && mode != "SUM" && mode != "PRODUCT"))
                 return std::nullopt;
-            Interval r = x->front();
-            for (const Interval& e : *x)
-                r = mode == "MIN_" ? Interval{std::min(r.lo, e.lo), std::min(r.hi, e.hi)}
-                                   : Interval{std::max(r.lo, e.lo), std::max(r.hi, e.hi)};
-            return Intervals{r};
+            const std::string_view pairwise = mode == "SUM" ? "ADD" : mode == "PRODUCT" ? "MUL" : mode;
+            std::optional<Interval> r = x->front();
+            for (size_t i = 1; i < x->size() && r; ++i) r = combined(pairwise, *r, (*x)[i]);
+            if (!r) return std::nullopt;
+            return Intervals{*r};
         }
         if (type == "Elemwise" && in.size() == 2) {
-            // MIN, MAX (MIN_ and MAX_) and ADD of two vars of one length, or one of
-            // them a single element.
+            // Two vars of one length, or one of them a single element, element
+            // by element (`combined` has the modes).
             const auto a = input(0), b = input(1);
             const std::string_view mode = enum_name_of(g_, o, "mode");
             if (!a || !b || !one_dim_output || (a->size() != b->size() && a->size() != 1 && b->size() != 1))
@@ -240,17 +322,63 @@ class BoundsWalk {
             const size_t n = std::max(a->size(), b->size());
             Intervals out(n);
             for (size_t i = 0; i < n; ++i) {
-                const Interval x = (*a)[a->size() == 1 ? 0 : i], y = (*b)[b->size() == 1 ? 0 : i];
-                if (mode == "MIN_")
-                    out[i] = {std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
-                else if (mode == "MAX_")
-                    out[i] = {std::max(x.lo, y.lo), std::max(x.hi, y.hi)};
-                else if (mode == "ADD")
-                    out[i] = {x.lo + y.lo, x.hi + y.hi};
-                else
-                    return std::nullopt;
+                const auto r = combined(mode, (*a)[a->size() == 1 ? 0 : i], (*b)[b->size() == 1 ? 0 : i]);
+                if (!r) return std::nullopt;
+                out[i] = *r;
             }
             return out;
+        }
+        return std::nullopt;
+    }
+
+    // A shape's bounds from where its values lie (a Broadcast's or Reduce's
+    // target): each dim at most its value's largest; nullopt for an unknown
+    // target or a value that may only be negative.
+    static std::optional<Bounds> target_bounds(const std::optional<Intervals>& target) {
+        if (!target || target->empty()) return std::nullopt;
+        Bounds out;
+        for (const Interval& d : *target) {
+            if (d.hi < 0) return std::nullopt;
+            out.push_back(static_cast<uint64_t>(d.hi));
+        }
+        return out;
+    }
+
+    // What the operator that made v says of its element count, beyond its
+    // dims' product: the operators that only move elements keep their input's
+    // count, a slice or a split part holds at most its input's, a Concat the sum
+    // of its parts', and an Elemwise of one var and single elements (a constant
+    // to add or clamp by) the var's.
+    std::optional<uint64_t> computed_elements(VarId v, int depth) {
+        const auto owner = owner_of(v);
+        if (!owner || owner->inputs.empty()) return std::nullopt;
+        const std::string_view type = owner->type;
+        const std::span<const VarId> in = owner->inputs;
+        if (type == "TypeCvt" || type == "Identity" || type == "MarkDynamicVar" || type == "Copy" ||
+            type == "Reshape" || type == "AxisAddRemove" || type == "Dimshuffle" || type == "Softmax" ||
+            type == "Subtensor" || type == "Split" || type == "SetSubtensor" || type == "IncrSubtensor" ||
+            type == "IndexingSetMultiAxisVec" || type == "IndexingIncrMultiAxisVec")
+            return elements(in[0], depth);
+        if (type == "Concat") {
+            uint64_t sum = 0;
+            for (VarId x : in) {
+                const auto n = elements(x, depth);
+                if (!n) return std::nullopt;
+                sum = std::min(kNoUsefulBound, sum + *n);
+            }
+            return sum;
+        }
+        if (type == "Elemwise" || type == "ElemwiseMultiType") {
+            std::optional<VarId> many;
+            for (VarId x : in) {
+                const std::span<const uint32_t> dims = g_.var_shape(x);
+                const bool single =
+                    !dims.empty() && std::ranges::all_of(dims, [](uint32_t d) { return d == 1; });
+                if (single) continue;
+                if (many && *many != x) return std::nullopt;
+                many = x;
+            }
+            return many ? elements(*many, depth) : std::nullopt;
         }
         return std::nullopt;
     }
@@ -265,12 +393,63 @@ class BoundsWalk {
 
         if (type == "CondTake") {
             // misc.cpp: the selection holds at most the data's elements.
-            const auto data = input(0);
-            if (!data) return std::nullopt;
-            return Bounds{capped_product(*data)};
+            const auto n = elements(in[0], depth);
+            if (!n) return std::nullopt;
+            return Bounds{*n};
         }
-        if (type == "TypeCvt" || type == "Identity" || type == "MarkDynamicVar" || type == "Copy")
+        // The outputs of these have their input 0's shape (MegDNN's Softmax,
+        // and the indexing writes, which return the data written into).
+        if (type == "TypeCvt" || type == "Identity" || type == "MarkDynamicVar" || type == "Copy" ||
+            type == "Softmax" || type == "SetSubtensor" || type == "IncrSubtensor" ||
+            type == "IndexingSetMultiAxisVec" || type == "IndexingIncrMultiAxisVec")
             return input(0);
+        if (type == "GetVarShape") {
+            // tensor_manip.cpp: one entry per dim of its input, or one (an axis).
+            const auto* axis = field_as<int64_t>(g_, o, "axis");
+            if (axis && *axis != static_cast<int64_t>(kMaxNdim)) return Bounds{1};
+            size_t rank = rank_of(in[0]);
+            if (const auto dims = rank == 0 ? input(0) : std::nullopt) rank = dims->size();
+            if (rank == 0) return std::nullopt;
+            return Bounds{rank};
+        }
+        if (type == "Reduce") {
+            // basic_arith.cpp Reduce: along an axis in [−7, 7) that axis
+            // becomes 1; else to the shape its target holds.
+            const auto axis = int_field_of(g_, o, "axis");
+            if (!axis) return std::nullopt;
+            if (*axis >= -static_cast<int64_t>(kMaxNdim) && *axis < static_cast<int64_t>(kMaxNdim)) {
+                auto x = input(0);
+                const int64_t a = *axis < 0 && x ? *axis + static_cast<int64_t>(x->size()) : *axis;
+                if (!x || a < 0 || static_cast<size_t>(a) >= x->size()) return std::nullopt;
+                (*x)[static_cast<size_t>(a)] = 1;
+                return x;
+            }
+            return target_bounds(in.size() > 1 ? values(in[1], depth) : std::nullopt);
+        }
+        if (type == "MatrixMul" || type == "BatchedMatrixMul") {
+            // matrix_mul.cpp deduce_layout: A (m, k) or, transposed, (k, m);
+            // B (k, n) or (n, k); the batched form has a batch axis in front of both.
+            const auto a = input(0), b = input(1);
+            const size_t rank = type == "MatrixMul" ? 2 : 3;
+            const auto ta = int_field_of(g_, o, "transposeA"), tb = int_field_of(g_, o, "transposeB");
+            if (!a || !b || a->size() != rank || b->size() != rank) return std::nullopt;
+            Bounds out;
+            if (rank == 3) out.push_back(std::min((*a)[0], (*b)[0]));
+            out.push_back((*a)[ta && *ta ? rank - 1 : rank - 2]);
+            out.push_back((*b)[tb && *tb ? rank - 2 : rank - 1]);
+            return out;
+        }
+        if (type == "ROIAlign") {
+            // roi_align.cpp deduce_layout: (rois, src's channels, pooled_height,
+            // pooled_width), for both outputs (the pooled values and their argmax).
+            const auto src = input(0), rois = input(1);
+            const auto ph = int_field_of(g_, o, "pooled_height"), pw = int_field_of(g_, o, "pooled_width");
+            if (!src || !rois || src->size() != 4 || rois->size() != 2 || !ph || !pw || *ph < 0 || *pw < 0)
+                return std::nullopt;
+            return Bounds{(*rois)[0], (*src)[1], static_cast<uint64_t>(*ph), static_cast<uint64_t>(*pw)};
+        }
+        // tensor_manip.cpp: the shape its target holds when the graph runs.
+        if (type == "Broadcast") return target_bounds(in.size() > 1 ? values(in[1], depth) : std::nullopt);
         // tensor_manip.cpp Split: each part is a piece of the input along one
         // axis, so it holds at most the input's dims (the sizes may be known only
         // at run time: torchvision's per-level split of the selected positions).
@@ -319,19 +498,28 @@ class BoundsWalk {
             return x;
         }
         if (type == "Reshape") {
-            // A constant target; its unspecified axis (OptionalAxisV1) takes the
-            // elements the other dims leave.
-            const auto x = input(0);
-            const auto target = in.size() > 1 ? int32_constant(g_, in[1]) : std::nullopt;
+            // The target's values (a constant, or intervals of a target made of
+            // shapes and constants); its unspecified axis (OptionalAxisV1) takes
+            // the elements the other dims leave, at least their smallest values
+            // (1 where they may be 0: MegEngine then has no elements to share).
+            const auto n = elements(in[0], depth);
+            const auto target = in.size() > 1 ? values(in[1], depth) : std::nullopt;
             const auto* axis = field_as<int64_t>(g_, o, "axis");
-            if (!x || !target || !axis) return std::nullopt;
-            Bounds out(target->begin(), target->end());
-            if (*axis >= 0 && static_cast<size_t>(*axis) < out.size()) {
-                uint64_t others = 1;
-                for (size_t d = 0; d < out.size(); ++d)
-                    if (d != static_cast<size_t>(*axis)) others *= std::max<uint64_t>(out[d], 1);
-                out[static_cast<size_t>(*axis)] = capped_product(*x) / others;
+            if (!n || !target || !axis) return std::nullopt;
+            Bounds out;
+            uint64_t others = 1;
+            for (size_t d = 0; d < target->size(); ++d) {
+                const Interval t = (*target)[d];
+                if (static_cast<int64_t>(d) == *axis) {
+                    out.push_back(0);
+                    continue;
+                }
+                if (t.hi < 0) return std::nullopt;
+                out.push_back(static_cast<uint64_t>(t.hi));
+                others = capped_product({others, static_cast<uint64_t>(std::max<int64_t>(t.lo, 1))});
             }
+            if (*axis >= 0 && static_cast<size_t>(*axis) < out.size())
+                out[static_cast<size_t>(*axis)] = *n / others;
             return out;
         }
         if (type == "Concat") {
@@ -430,6 +618,7 @@ class BoundsWalk {
     const Graph& g_;
     std::map<uint32_t, std::optional<Bounds>> memo_;
     std::map<uint32_t, std::optional<Intervals>> value_memo_;
+    std::map<uint32_t, std::optional<uint64_t>> elements_memo_;
 };
 
 }  // namespace

@@ -185,12 +185,18 @@ TEST(OnnxNms, MoreBoxesThanTheRoundsUnrollGoThroughNMSKeep) {
               paired_rows(149, 49));
 }
 
+// How the selected boxes reach the NMS: as selected; reshaped to
+// [Shape(boxes)[1], -1] (RetinaNet); or, as Faster R-CNN's decoded boxes, viewed
+// as (count, -1, 4) by a target made of their count and then as rows of 4.
+enum class BoxesView { kAsSelected, kByTheirShape, kAsGroupsOfFour };
+
 // ONNX's six boxes and their scores as graph inputs, the boxes a BOOL mask input
 // picks (NonZero, Gather along the box axis) going into the NMS: a box count known
 // only at run time. The limit is a constant, or a graph input when not given;
 // iou_threshold and score_threshold are constants when given.
 OnnxModel masked_nms_model(std::optional<int64_t> limit, std::optional<float> iou = std::nullopt,
-                           std::optional<float> score = std::nullopt, bool boxes_viewed = false) {
+                           std::optional<float> score = std::nullopt,
+                           BoxesView view = BoxesView::kAsSelected) {
     OnnxModel m(11);
     m.input("all_boxes", {1, 6, 4}).input("all_scores", {1, 1, 6}).input("mask", {6}, OnnxType::BOOL);
     m.output("selected", OnnxType::INT64);
@@ -206,7 +212,7 @@ OnnxModel masked_nms_model(std::optional<int64_t> limit, std::optional<float> io
     m.node("Reshape", {"nz", "flat"}, {"picked"});
     set_attr(m.node("Gather", {"all_boxes", "picked"}, {"boxes"}), "axis", int64_t{1});
     set_attr(m.node("Gather", {"all_scores", "picked"}, {"scores"}), "axis", int64_t{2});
-    if (boxes_viewed) {
+    if (view == BoxesView::kByTheirShape) {
         // Reshaped to [Shape(boxes)[1], -1], a target known only at run time,
         // and given the batch axis back (Unsqueeze): [1, ?, ?].
         m.node("Shape", {"boxes"}, {"boxes_shape"});
@@ -216,6 +222,29 @@ OnnxModel masked_nms_model(std::optional<int64_t> limit, std::optional<float> io
         m.node("Reshape", {"boxes", "boxes_target"}, {"boxes_flat"});
         set_attr(m.node("Unsqueeze", {"boxes_flat"}, {"boxes_viewed"}), "axes", std::vector<int64_t>{0});
         inputs[0] = "boxes_viewed";
+    } else if (view == BoxesView::kAsGroupsOfFour) {
+        // [count, 4] reshaped to Concat(Shape(rows)[0], [-1, 4]), every dim then
+        // known only at run time, back to rows of 4 and given the batch axis.
+        set_attr(m.node("Squeeze", {"boxes"}, {"rows"}), "axes", std::vector<int64_t>{0});
+        m.node("Shape", {"rows"}, {"rows_shape"});
+        m.initializer_i64("count_axis", {1}, {0});
+        m.node("Gather", {"rows_shape", "count_axis"}, {"row_count"});
+        m.initializer_i64("groups_of_4", {2}, {-1, 4});
+        set_attr(m.node("Concat", {"row_count", "groups_of_4"}, {"groups_target"}), "axis", int64_t{0});
+        m.node("Reshape", {"rows", "groups_target"}, {"groups"});
+        m.node("Reshape", {"groups", "groups_of_4"}, {"rows_again"});
+        set_attr(m.node("Unsqueeze", {"rows_again"}, {"boxes_viewed"}), "axes", std::vector<int64_t>{0});
+        inputs[0] = "boxes_viewed";
+        // The scores likewise: as Concat(Shape(scores)[2], [-1]), a column of
+        // the count, then back to [1, 1, -1].
+        m.node("Shape", {"scores"}, {"scores_shape"});
+        m.initializer_i64("score_axis", {1}, {2});
+        m.node("Gather", {"scores_shape", "score_axis"}, {"score_count"});
+        set_attr(m.node("Concat", {"score_count", "flat"}, {"column_target"}), "axis", int64_t{0});
+        m.node("Reshape", {"scores", "column_target"}, {"score_column"});
+        m.initializer_i64("one_row", {3}, {1, 1, -1});
+        m.node("Reshape", {"score_column", "one_row"}, {"scores_viewed"});
+        inputs[1] = "scores_viewed";
     }
     m.node("NonMaxSuppression", inputs, {"selected"}, "nms");
     return m;
@@ -259,6 +288,22 @@ TEST(OnnxNms, EveryBoxOfAMaskedSelectionIsBoundedByTheMask) {
               (D{0, 0, 3, 0, 0, 0, 0, 0, 5}));
 }
 
+// Faster R-CNN's boxes pass through a view as (count, -1, 4) whose every dim
+// only the run time knows: bounded per dim, each would take the whole element
+// count (the -1 up to 24, the count up to 12 through the importer's target
+// arithmetic), and rows of 4 of their product 288; the scores, viewed as a
+// column the same way, 72. Their element counts, 6 boxes of 4 and 6 scores,
+// are what bound NMSKeep (ir/dim_bounds.h). The selection is the one above.
+TEST(OnnxNms, BoxesViewedThroughARunTimeTargetAreBoundedByTheirElementCount) {
+    const ir::Graph g = masked_nms_model(INT64_MAX, 0.5f, std::nullopt, BoxesView::kAsGroupsOfFour).import();
+    EXPECT_EQ(int_field(g, find_opr(g, "NMSKeep"), "max_output"), 6);
+    expect_dumps_and_loads(g);
+    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
+                                  {"all_scores", as_doubles(kScores)},
+                                  {"mask", {1, 1, 0, 1, 0, 1}}}),
+              (D{0, 0, 2, 0, 0, 0, 0, 0, 3}));
+}
+
 // A mask that selects no box: ONNX selects nothing, [0, 3]. MegEngine's TopK
 // takes no empty input, so the NMSKeep path sorts one more box, a sentinel of no
 // area scoring the lowest float, and leaves it out by its index. With one box
@@ -287,7 +332,7 @@ TEST(OnnxNms, AMaskThatSelectsNoBoxSelectsNothing) {
 // last dim, 4, is known only at run time too; NMSKeep checks it when it runs.
 // The selection is the one of ABoxCountKnownOnlyAtRunTimeGoesThroughNMSKeep.
 TEST(OnnxNms, BoxesWhoseLastDimOnlyTheRunTimeKnows) {
-    const ir::Graph g = masked_nms_model(3, 0.5f, 0.0f, /*boxes_viewed=*/true).import();
+    const ir::Graph g = masked_nms_model(3, 0.5f, 0.0f, BoxesView::kByTheirShape).import();
     EXPECT_EQ(count_ops(g, "NMSKeep"), 1u);
     EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
                                   {"all_scores", as_doubles(kScores)},

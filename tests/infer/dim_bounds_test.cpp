@@ -184,6 +184,136 @@ TEST(DimBounds, ARunTimeKMadeOfShapesAndConstantsBoundsTopK) {
     EXPECT_EQ(ir::dim_upper_bounds(b.graph(), top_k_by(b.input("k", I32, {1}))), (Bounds{1, 12}));
 }
 
+// What Faster R-CNN's box head does with a count of rois only the run time
+// knows: matrix_mul.cpp's (m, k)·(k, n), either side transposed; Softmax keeps
+// its input's shape; roi_align.cpp's (rois, channels, pooled_height,
+// pooled_width) for both outputs.
+TEST(DimBounds, MatrixProductsSoftmaxAndRoiAlignTakeTheRows) {
+    GraphBuilder b;
+    // A selection of at most 15, as rows of 5 (the roi rows): at most 3.
+    const VarId rows =
+        b.op("Reshape", {selection(b, "x", 3, 5), b.constant<int32_t>({2}, {1, 5})}, {{"axis", 0}});
+    ASSERT_EQ(ir::dim_upper_bounds(b.graph(), rows), (Bounds{3, 5}));
+    const VarId by_2 = b.op("MatrixMul", {rows, b.input("w", F32, {5, 2})});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), by_2), (Bounds{3, 2}));
+    EXPECT_EQ(ir::dim_upper_bounds(
+                  b.graph(), b.op("MatrixMul", {rows, b.input("wt", F32, {7, 5})}, {{"transposeB", true}})),
+              (Bounds{3, 7}));
+    // rowsᵀ·rows: (5, 3)·(3, 5).
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("MatrixMul", {rows, rows}, {{"transposeA", true}})),
+              (Bounds{5, 5}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Softmax", {by_2}, {{"axis", 1}})), (Bounds{3, 2}));
+    const VarId pooled =
+        b.op("ROIAlign", {b.input("features", F32, {1, 4, 8, 8}), rows},
+             {{"mode", "AVERAGE"}, {"pooled_height", 2}, {"pooled_width", 3}}, ir::OpOptions{.outputs = 2});
+    ASSERT_TRUE(shape_of(b, pooled).empty());
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), pooled), (Bounds{3, 4, 2, 3}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), nth(pooled, 1)), (Bounds{3, 4, 2, 3}));
+}
+
+// torchvision's MultiScaleRoIAlign writes each level's pooled rois into zeros
+// of (count, C): a Broadcast to a target made of the count and a constant
+// takes the target's bounds, and an indexing write keeps the data's shape.
+TEST(DimBounds, ABroadcastTakesItsTargetsBoundsAndIndexingWritesKeepTheData) {
+    GraphBuilder b;
+    const VarId count = selection_row_and_length(b, 3, 4).length;  // at most 12
+    const VarId zeros =
+        b.op("Broadcast", {b.constant<float>({1}, {0.0f}),
+                           b.op("Concat", {count, b.constant<int32_t>({1}, {7})}, {{"axis", 0}})});
+    ASSERT_TRUE(shape_of(b, zeros).empty());
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), zeros), (Bounds{12, 7}));
+    const ir::IndexDescMaskItem along_rows{0, false, false, false, true};
+    const VarId at = b.input("at", I32, {2});
+    const VarId added = b.op("IndexingIncrMultiAxisVec", {zeros, b.input("rows", F32, {2, 7}), at},
+                             {{"items", std::vector{along_rows}}});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), added), (Bounds{12, 7}));
+}
+
+// torchvision's decoded boxes are viewed as (count, −1, 4) through a target
+// made of the count: each dim is bounded by the whole element count there, and
+// a view of them as rows of 4, or a selection of them, holds at most the
+// elements the boxes held, not the product of the dims' bounds. An Elemwise of
+// them and a constant keeps their count; of two such vars, only the product.
+TEST(DimBounds, AReshapeToARunTimeTargetKeepsTheElementCount) {
+    GraphBuilder b;
+    // At most 24 elements as rows of 8: at most 3 of them.
+    const VarId boxes =
+        b.op("Reshape", {selection(b, "x", 3, 8), b.constant<int32_t>({2}, {1, 8})}, {{"axis", 0}});
+    const ir::IndexDescMaskItem first_of_shape{0, false, false, false, true};
+    const VarId count = b.op("Subtensor", {b.op("GetVarShape", {boxes}), b.constant<int32_t>({1}, {0})},
+                             {{"items", std::vector{first_of_shape}}});  // within [0, 3]
+    const VarId target =
+        b.op("Concat", {count, b.constant<int32_t>({1}, {1}), b.constant<int32_t>({1}, {4})}, {{"axis", 0}});
+    const VarId cubes = b.op("Reshape", {boxes, target}, {{"axis", 1}});
+    ASSERT_TRUE(shape_of(b, cubes).empty());
+    // Axis 1 takes what a count of at least 0 (taken as 1) and 4 leave of 24.
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), cubes), (Bounds{3, 6, 4}));
+    const VarId clamped = b.op("Elemwise", {cubes, b.constant<float>({1}, {0.0f})}, {{"mode", "MAX_"}});
+    const VarId four_wide = b.op("Reshape", {clamped, b.constant<int32_t>({2}, {1, 4})}, {{"axis", 0}});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), four_wide), (Bounds{6, 4}));  // 24 / 4, not 3 · 6 · 4 / 4
+    const VarId kept = b.op("CondTake", {cubes, cubes}, {{"mode", "GT"}, {"val", 0.0f}});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), kept), (Bounds{24}));
+    const VarId sum = b.op("Elemwise", {cubes, clamped}, {{"mode", "ADD"}});
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("CondTake", {sum, sum}, {{"mode", "GT"}, {"val", 0.0f}})),
+              (Bounds{72}));
+    // A target given to the graph bounds nothing.
+    EXPECT_EQ(
+        ir::dim_upper_bounds(b.graph(), b.op("Reshape", {boxes, b.input("t", I32, {3})}, {{"axis", 1}})),
+        std::nullopt);
+}
+
+// The ONNX importer's Reshape to a shape operand only the run time knows
+// (formats/onnx/runtime_ops.cpp), for torchvision's view of its boxes as
+// (count, −1, 4): t + EQ(t, 0)·dims copies a 0, and the −1 becomes the element
+// count over the others' product (Reduce PRODUCT, MAX with 1, FLOOR_DIV). Where
+// each value lies, worked by hand for a count in [0, 3] and x of at most 3 rows
+// of 8: t = [0..3, −1, 4], t + EQ(t, 0)·[0..3, 0..8, 0] = [0..6, −1, 4], the
+// others' product [0, 24] (at least 1: [1, 24]), the count [0, 24] over it
+// [0, 24], so the target is [0..6, 0..24, 4]; the view holds x's 24 elements.
+TEST(DimBounds, TheImportersRunTimeReshapeArithmeticIsBounded) {
+    GraphBuilder b;
+    const VarId x =
+        b.op("Reshape", {selection(b, "x", 3, 8), b.constant<int32_t>({2}, {1, 8})}, {{"axis", 0}});
+    auto op = [&](const char* mode, VarId p, VarId q) { return b.op("Elemwise", {p, q}, {{"mode", mode}}); };
+    auto i32 = [&](std::initializer_list<int32_t> v) {
+        return b.constant<int32_t>({static_cast<uint32_t>(v.size())}, v);
+    };
+    const VarId dims = b.op("GetVarShape", {x});
+    const ir::IndexDescMaskItem first_of_shape{0, false, false, false, true};
+    const VarId count = b.op("Subtensor", {dims, i32({0})}, {{"items", std::vector{first_of_shape}}});
+    VarId t = b.op("Concat", {count, i32({-1, 4})}, {{"axis", 0}});
+    const VarId padded_dims = b.op("Concat", {dims, i32({0})}, {{"axis", 0}});
+    t = op("ADD", t, op("MUL", op("EQ", t, i32({0})), padded_dims));
+    const VarId infer = op("EQ", t, i32({-1}));
+    const VarId others =
+        op("MAX_",
+           b.op("Reduce", {op("ADD", t, op("MUL", infer, i32({2})))}, {{"mode", "PRODUCT"}, {"axis", 0}}),
+           i32({1}));
+    const VarId total = b.op("Reduce", {dims}, {{"mode", "PRODUCT"}, {"axis", 0}});
+    t = op("ADD", t, op("MUL", infer, op("ADD", op("FLOOR_DIV", total, others), i32({1}))));
+    const VarId viewed = b.op("Reshape", {x, t});
+    ASSERT_TRUE(shape_of(b, viewed).empty());
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), viewed), (Bounds{6, 24, 4}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Reshape", {viewed, i32({1, 4})}, {{"axis", 0}})),
+              (Bounds{6, 4}));
+    // A Reduce along an axis keeps it as 1.
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Reduce", {viewed}, {{"mode", "SUM"}, {"axis", 1}})),
+              (Bounds{6, 1, 4}));
+    // Broadcasts to values: a mode without a rule bounds nothing (SUM_SQR of
+    // the count); 3 − count lies in [0, 3]; LT is decided where the intervals
+    // part (count < 4 is 1, so 10 / (1 + 1) is 5; count < 2 may be 0 or 1, and
+    // 10 / (0 + 1) is 10).
+    auto broadcast_to = [&](VarId n) {
+        return ir::dim_upper_bounds(b.graph(), b.op("Broadcast", {i32({1}), n}));
+    };
+    EXPECT_EQ(broadcast_to(b.op("Reduce", {count}, {{"mode", "SUM_SQR"}, {"axis", 0}})), std::nullopt);
+    EXPECT_EQ(broadcast_to(op("SUB", i32({3}), count)), (Bounds{3}));
+    EXPECT_EQ(broadcast_to(op("FLOOR_DIV", i32({10}), op("ADD", op("LT", count, i32({4})), i32({1})))),
+              (Bounds{5}));
+    EXPECT_EQ(broadcast_to(op("FLOOR_DIV", i32({10}), op("ADD", op("LT", count, i32({2})), i32({1})))),
+              (Bounds{10}));
+}
+
 TEST(DimBounds, AnOperatorWithoutARuleOnTheWayGivesNoBound) {
     GraphBuilder b;
     // A Broadcast to a shape known only at run time: nothing bounds it.
