@@ -174,6 +174,14 @@ class BoundsWalk {
             for (const IndexDescMaskItem& item : *items) removed += item.idx;
             return removed >= r ? 1 : r - removed;
         }
+        if (type == "IndexingMultiAxisVec") {
+            // One 1-D index along one axis (a Gather of shape entries): the rank stays.
+            const auto* items = field_as<std::vector<IndexDescMaskItem>>(g_, o, "items");
+            if (!items || items->size() != 1 || !(*items)[0].idx || in.size() != 2 ||
+                rank_of(in[1], depth + 1) != 1)
+                return 0;
+            return rank_of(in[0], depth + 1);
+        }
         if (type == "AxisAddRemove") {
             const auto* desc = field_as<std::vector<AxisDesc>>(g_, o, "desc");
             int64_t r = static_cast<int64_t>(rank_of(in[0], depth + 1));

@@ -292,8 +292,9 @@ TEST(OnnxNms, EveryBoxOfAMaskedSelectionIsBoundedByTheMask) {
 // only the run time knows: bounded per dim, each would take the whole element
 // count (the -1 up to 24, the count up to 12 through the importer's target
 // arithmetic), and rows of 4 of their product 288; the scores, viewed as a
-// column the same way, 72. Their element counts, 6 boxes of 4 and 6 scores,
-// are what bound NMSKeep (ir/dim_bounds.h). The selection is the one above.
+// column the same way ((7, 6) by the dims), 42. Their element counts, 6 boxes of
+// 4 and 6 scores, are what bound NMSKeep (ir/dim_bounds.h). The selection is the
+// one above.
 TEST(OnnxNms, BoxesViewedThroughARunTimeTargetAreBoundedByTheirElementCount) {
     const ir::Graph g = masked_nms_model(INT64_MAX, 0.5f, std::nullopt, BoxesView::kAsGroupsOfFour).import();
     EXPECT_EQ(int_field(g, find_opr(g, "NMSKeep"), "max_output"), 6);

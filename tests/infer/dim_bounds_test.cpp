@@ -227,6 +227,18 @@ TEST(DimBounds, ABroadcastTakesItsTargetsBoundsAndIndexingWritesKeepTheData) {
     const VarId added = b.op("IndexingIncrMultiAxisVec", {zeros, b.input("rows", F32, {2, 7}), at},
                              {{"items", std::vector{along_rows}}});
     EXPECT_EQ(ir::dim_upper_bounds(b.graph(), added), (Bounds{12, 7}));
+    // The count taken by a 1-D index (ONNX's Gather of a [1] index into a shape)
+    // is a 1-D value too, so the target's parts are read one after the other.
+    const RowAndLength selected = selection_row_and_length(b, 2, 5);  // at most 10
+    const VarId gathered =
+        b.op("IndexingMultiAxisVec", {b.op("GetVarShape", {selected.row}), b.constant<int32_t>({1}, {1})},
+             {{"items", std::vector{along_rows}}});
+    EXPECT_EQ(
+        ir::dim_upper_bounds(
+            b.graph(),
+            b.op("Broadcast", {b.constant<float>({1}, {0.0f}),
+                               b.op("Concat", {gathered, b.constant<int32_t>({1}, {3})}, {{"axis", 0}})})),
+        (Bounds{10, 3}));
 }
 
 // torchvision's decoded boxes are viewed as (count, −1, 4) through a target
