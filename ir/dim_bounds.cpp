@@ -4,6 +4,7 @@
 #include <map>
 #include <string_view>
 
+#include "ir/dim_intervals.h"
 #include "ir/infer.h"
 #include "ir/infer/values.h"
 #include "ir/op_registry.h"
@@ -13,16 +14,6 @@ namespace mgedump::ir {
 namespace {
 
 using Bounds = std::vector<uint64_t>;
-
-// Past this a bound says nothing useful (and products stay clear of overflow).
-constexpr uint64_t kNoUsefulBound = uint64_t{1} << 48;
-
-uint64_t capped_product(const Bounds& b) {
-    uint64_t p = 1;
-    for (uint64_t d : b)
-        p = d == 0 ? 0 : std::min(kNoUsefulBound, p > kNoUsefulBound / d ? kNoUsefulBound : p * d);
-    return p;
-}
 
 const FieldValue* field_of(const Graph& g, OprId o, std::string_view name) {
     for (const ParamValue& p : g.params_of(o)) {
@@ -75,10 +66,8 @@ class BoundsWalk {
     // interval per element, row-major. A count that only the run time knows is
     // built from shapes (GetVarShape) and constants by a few operators
     // (torchvision's top-k count is ReduceMin(Concat(k, Shape(x)[0]))).
-    struct Interval {
-        int64_t lo, hi;
-    };
-    using Intervals = std::vector<Interval>;
+    using Interval = ValueInterval;
+    using Intervals = ValueIntervals;
     std::optional<Intervals> values(VarId v, int depth = 0) {
         if (v.value >= g_.vars.size() || depth > 256) return std::nullopt;
         if (auto it = value_memo_.find(v.value); it != value_memo_.end()) return it->second;
@@ -121,7 +110,7 @@ class BoundsWalk {
 
   private:
     // The operator that made v: its id, type name and inputs; nullopt for a var
-    // without a valid owner (a hand-edited file). The three walks below start here.
+    // without a valid owner (a hand-edited file). The walks below start here.
     struct Owner {
         OprId opr;
         std::string_view type;
@@ -192,55 +181,6 @@ class BoundsWalk {
         return 0;
     }
 
-    // Where Elemwise `mode` of x and y lies (MegEngine's Int32 arithmetic):
-    // MIN, MAX (MIN_ and MAX_), ADD, SUB, MUL, FLOOR_DIV by a positive divisor,
-    // and EQ, LT, LEQ (0 or 1: the importer's masks of a target's 0 and −1
-    // entries, and of negative axes).
-    // Nullopt for another mode, or past what a bound says usefully.
-    static std::optional<Interval> combined(std::string_view mode, Interval x, Interval y) {
-        // In 128 bits: dims' bounds reach 2^48.
-        const auto limit = static_cast<__int128>(kNoUsefulBound);
-        auto within = [&](__int128 lo, __int128 hi) -> std::optional<Interval> {
-            if (lo < -limit || hi > limit) return std::nullopt;
-            return Interval{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
-        };
-        if (mode == "MIN_") return Interval{std::min(x.lo, y.lo), std::min(x.hi, y.hi)};
-        if (mode == "MAX_") return Interval{std::max(x.lo, y.lo), std::max(x.hi, y.hi)};
-        if (mode == "ADD") return within(__int128{x.lo} + y.lo, __int128{x.hi} + y.hi);
-        if (mode == "SUB") return within(__int128{x.lo} - y.hi, __int128{x.hi} - y.lo);
-        if (mode == "MUL") {
-            const __int128 p[] = {__int128{x.lo} * y.lo, __int128{x.lo} * y.hi, __int128{x.hi} * y.lo,
-                                  __int128{x.hi} * y.hi};
-            return within(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
-        }
-        if (mode == "FLOOR_DIV" && x.lo >= 0 && y.lo >= 1) return Interval{x.lo / y.hi, x.hi / y.lo};
-        if (mode == "LT" || mode == "LEQ") {
-            const bool strict = mode == "LT";
-            if (strict ? x.hi < y.lo : x.hi <= y.lo) return Interval{1, 1};
-            if (strict ? x.lo >= y.hi : x.lo > y.hi) return Interval{0, 0};
-            return Interval{0, 1};
-        }
-        if (mode == "EQ") {
-            if (x.lo == x.hi && y.lo == y.hi && x.lo == y.lo) return Interval{1, 1};
-            if (x.hi < y.lo || y.hi < x.lo) return Interval{0, 0};
-            return Interval{0, 1};
-        }
-        return std::nullopt;
-    }
-
-    // x[begin:end] of a 1-D x's intervals, each bound a one-element constant
-    // (Subtensor's: a negative one counts from the end, both clamped to x).
-    static std::optional<Intervals> range_of(const Intervals& x,
-                                             const std::optional<std::vector<int32_t>>& begin,
-                                             const std::optional<std::vector<int32_t>>& end) {
-        if (!begin || !end || begin->size() != 1 || end->size() != 1) return std::nullopt;
-        const auto n = static_cast<int64_t>(x.size());
-        auto clamped = [n](int64_t k) { return std::clamp(k < 0 ? k + n : k, int64_t{0}, n); };
-        const int64_t b = clamped((*begin)[0]), e = clamped((*end)[0]);
-        if (b >= e) return std::nullopt;  // an empty part: no element to bound
-        return Intervals(x.begin() + b, x.begin() + e);
-    }
-
     std::optional<Intervals> computed_values(VarId v, int depth) {
         if (const auto c = int32_constant(g_, v)) {
             Intervals out;
@@ -295,9 +235,9 @@ class BoundsWalk {
             const IndexDescMaskItem& item = (*items)[0];
             if (type == "Subtensor" && item.axis == 0 && !item.idx && !item.step &&
                 in.size() == size_t{1} + item.begin + item.end)
-                return range_of(*x, item.begin ? int32_constant(g_, in[1]) : std::vector<int32_t>{0},
-                                item.end ? int32_constant(g_, in[1 + item.begin])
-                                         : std::vector<int32_t>{static_cast<int32_t>(x->size())});
+                return intervals_between(*x, item.begin ? int32_constant(g_, in[1]) : std::vector<int32_t>{0},
+                                         item.end ? int32_constant(g_, in[1 + item.begin])
+                                                  : std::vector<int32_t>{static_cast<int32_t>(x->size())});
             if (in.size() != 2) return std::nullopt;
             const auto at = int32_constant(g_, in[1]);
             if (item.axis != 0 || !item.idx || item.begin || item.end || item.step || !at || at->size() != 1)
@@ -316,13 +256,13 @@ class BoundsWalk {
                 return std::nullopt;
             const std::string_view pairwise = mode == "SUM" ? "ADD" : mode == "PRODUCT" ? "MUL" : mode;
             std::optional<Interval> r = x->front();
-            for (size_t i = 1; i < x->size() && r; ++i) r = combined(pairwise, *r, (*x)[i]);
+            for (size_t i = 1; i < x->size() && r; ++i) r = elemwise_interval(pairwise, *r, (*x)[i]);
             if (!r) return std::nullopt;
             return Intervals{*r};
         }
         if (type == "Elemwise" && in.size() == 2) {
             // Two vars of one length, or one of them a single element, element
-            // by element (`combined` has the modes).
+            // by element (`elemwise_interval` has the modes).
             const auto a = input(0), b = input(1);
             const std::string_view mode = enum_name_of(g_, o, "mode");
             if (!a || !b || !one_dim_output || (a->size() != b->size() && a->size() != 1 && b->size() != 1))
@@ -330,26 +270,14 @@ class BoundsWalk {
             const size_t n = std::max(a->size(), b->size());
             Intervals out(n);
             for (size_t i = 0; i < n; ++i) {
-                const auto r = combined(mode, (*a)[a->size() == 1 ? 0 : i], (*b)[b->size() == 1 ? 0 : i]);
+                const auto r =
+                    elemwise_interval(mode, (*a)[a->size() == 1 ? 0 : i], (*b)[b->size() == 1 ? 0 : i]);
                 if (!r) return std::nullopt;
                 out[i] = *r;
             }
             return out;
         }
         return std::nullopt;
-    }
-
-    // A shape's bounds from where its values lie (a Broadcast's or Reduce's
-    // target): each dim at most its value's largest; nullopt for an unknown
-    // target or a value that may only be negative.
-    static std::optional<Bounds> target_bounds(const std::optional<Intervals>& target) {
-        if (!target || target->empty()) return std::nullopt;
-        Bounds out;
-        for (const Interval& d : *target) {
-            if (d.hi < 0) return std::nullopt;
-            out.push_back(static_cast<uint64_t>(d.hi));
-        }
-        return out;
     }
 
     // What the operator that made v says of its element count, beyond its
@@ -432,7 +360,7 @@ class BoundsWalk {
                 (*x)[static_cast<size_t>(a)] = 1;
                 return x;
             }
-            return target_bounds(in.size() > 1 ? values(in[1], depth) : std::nullopt);
+            return bounds_of_target(in.size() > 1 ? values(in[1], depth) : std::nullopt);
         }
         if (type == "MatrixMul" || type == "BatchedMatrixMul") {
             // matrix_mul.cpp deduce_layout: A (m, k) or, transposed, (k, m);
@@ -457,7 +385,7 @@ class BoundsWalk {
             return Bounds{(*rois)[0], (*src)[1], static_cast<uint64_t>(*ph), static_cast<uint64_t>(*pw)};
         }
         // tensor_manip.cpp: the shape its target holds when the graph runs.
-        if (type == "Broadcast") return target_bounds(in.size() > 1 ? values(in[1], depth) : std::nullopt);
+        if (type == "Broadcast") return bounds_of_target(in.size() > 1 ? values(in[1], depth) : std::nullopt);
         // tensor_manip.cpp Split: each part is a piece of the input along one
         // axis, so it holds at most the input's dims (the sizes may be known only
         // at run time: torchvision's per-level split of the selected positions).
