@@ -122,6 +122,13 @@ class BoundsWalk {
         return Owner{o, op_def(g_.oprs.type[o.value]).name, g_.inputs_of(o)};
     }
 
+    // A one-element Int32 constant's value (a slice bound); nullopt otherwise.
+    std::optional<int64_t> one_int32_constant(VarId v) const {
+        const auto c = int32_constant(g_, v);
+        if (!c || c->size() != 1) return std::nullopt;
+        return (*c)[0];
+    }
+
     // v's rank where it is known without the run time (0: not known): its
     // recorded shape, a constant's tensor, GetVarShape's one axis, or what the
     // operators that keep, add or remove axes make of their input's (static
@@ -234,10 +241,12 @@ class BoundsWalk {
             if (!x || !items || items->size() != 1 || rank_of(in[0]) != 1) return std::nullopt;
             const IndexDescMaskItem& item = (*items)[0];
             if (type == "Subtensor" && item.axis == 0 && !item.idx && !item.step &&
-                in.size() == size_t{1} + item.begin + item.end)
-                return intervals_between(*x, item.begin ? int32_constant(g_, in[1]) : std::vector<int32_t>{0},
-                                         item.end ? int32_constant(g_, in[1 + item.begin])
-                                                  : std::vector<int32_t>{static_cast<int32_t>(x->size())});
+                in.size() == size_t{1} + item.begin + item.end) {
+                const auto begin = item.begin ? one_int32_constant(in[1]) : std::nullopt;
+                const auto end = item.end ? one_int32_constant(in[1 + item.begin]) : std::nullopt;
+                if ((item.begin && !begin) || (item.end && !end)) return std::nullopt;
+                return intervals_between(*x, begin, end);
+            }
             if (in.size() != 2) return std::nullopt;
             const auto at = int32_constant(g_, in[1]);
             if (item.axis != 0 || !item.idx || item.begin || item.end || item.step || !at || at->size() != 1)

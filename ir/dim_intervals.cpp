@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ir/infer/indexing_slices.h"
+
 namespace mgedump::ir {
 
 uint64_t capped_product(const std::vector<uint64_t>& bounds) {
@@ -42,15 +44,15 @@ std::optional<ValueInterval> elemwise_interval(std::string_view mode, ValueInter
     return std::nullopt;
 }
 
-std::optional<ValueIntervals> intervals_between(const ValueIntervals& x,
-                                                const std::optional<std::vector<int32_t>>& begin,
-                                                const std::optional<std::vector<int32_t>>& end) {
-    if (!begin || !end || begin->size() != 1 || end->size() != 1) return std::nullopt;
-    const auto n = static_cast<int64_t>(x.size());
-    auto clamped = [n](int64_t k) { return std::clamp(k < 0 ? k + n : k, int64_t{0}, n); };
-    const int64_t b = clamped((*begin)[0]), e = clamped((*end)[0]);
-    if (b >= e) return std::nullopt;
-    return ValueIntervals(x.begin() + b, x.begin() + e);
+std::optional<ValueIntervals> intervals_between(const ValueIntervals& x, std::optional<int64_t> begin,
+                                                std::optional<int64_t> end) {
+    indexing::AxisSlice taken;
+    if (indexing::apply_slice(static_cast<uint32_t>(x.size()), begin, end, std::nullopt, false, taken) !=
+            indexing::SliceFault::None ||
+        taken.size == 0)
+        return std::nullopt;
+    const auto first = x.begin() + taken.begin;
+    return ValueIntervals(first, first + taken.size);
 }
 
 std::optional<std::vector<uint64_t>> bounds_of_target(const std::optional<ValueIntervals>& target) {

@@ -29,12 +29,13 @@ using ValueIntervals = std::vector<ValueInterval>;
 // Nullopt for another mode, or past what a bound says usefully.
 std::optional<ValueInterval> elemwise_interval(std::string_view mode, ValueInterval x, ValueInterval y);
 
-// x[begin:end] of a 1-D x's intervals, each bound a one-element constant
-// (Subtensor's: a negative one counts from the end, both clamped to x); nullopt
-// for an empty part, which has no element to bound, or bounds not given.
-std::optional<ValueIntervals> intervals_between(const ValueIntervals& x,
-                                                const std::optional<std::vector<int32_t>>& begin,
-                                                const std::optional<std::vector<int32_t>>& end);
+// x[begin:end] of a 1-D x's intervals, sliced as MegEngine's Subtensor slices
+// (indexing::apply_slice, its Slice::apply: an absent bound is x's start or
+// end, a negative one counts from the end once, an end past x is clamped);
+// nullopt for a slice that does not fit x, or an empty one, which has no
+// element to bound.
+std::optional<ValueIntervals> intervals_between(const ValueIntervals& x, std::optional<int64_t> begin,
+                                                std::optional<int64_t> end);
 
 // A shape's bounds from where its values lie (a Broadcast's or Reduce's
 // target): each dim at most its value's largest; nullopt for an unknown target

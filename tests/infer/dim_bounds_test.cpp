@@ -10,6 +10,7 @@
 // constants: within the interval those give it).
 #include "ir/dim_bounds.h"
 
+#include "ir/dim_intervals.h"
 #include "tests/infer/infer_test_util.h"
 
 namespace mgedump::test {
@@ -324,6 +325,28 @@ TEST(DimBounds, TheImportersRunTimeReshapeArithmeticIsBounded) {
               (Bounds{5}));
     EXPECT_EQ(broadcast_to(op("FLOOR_DIV", i32({10}), op("ADD", op("LT", count, i32({2})), i32({1})))),
               (Bounds{10}));
+}
+
+// A slice of value intervals takes what MegEngine's Subtensor would take
+// (Slice::apply, src/core/impl/tensor.cpp): a negative bound counts from the
+// end once and must then be in range (no Python clamping to 0), an end past the
+// axis is clamped, and an empty part has nothing to bound.
+TEST(DimBounds, ASliceOfIntervalsFollowsMegEnginesSliceApply) {
+    const ir::ValueIntervals x{{0, 1}, {2, 3}, {4, 5}, {6, 7}};
+    auto his = [](const std::optional<ir::ValueIntervals>& part) {
+        std::optional<std::vector<int64_t>> out;
+        if (part) {
+            out.emplace();
+            for (const ir::ValueInterval& v : *part) out->push_back(v.hi);
+        }
+        return out;
+    };
+    using His = std::optional<std::vector<int64_t>>;
+    EXPECT_EQ(his(ir::intervals_between(x, -2, std::nullopt)), (His{{5, 7}}));
+    EXPECT_EQ(his(ir::intervals_between(x, 1, 100)), (His{{3, 5, 7}}));
+    EXPECT_EQ(his(ir::intervals_between(x, std::nullopt, -3)), (His{{1}}));
+    EXPECT_EQ(his(ir::intervals_between(x, -10, std::nullopt)), std::nullopt);  // -6 is out of bound
+    EXPECT_EQ(his(ir::intervals_between(x, 3, 1)), std::nullopt);               // empty
 }
 
 TEST(DimBounds, AnOperatorWithoutARuleOnTheWayGivesNoBound) {
