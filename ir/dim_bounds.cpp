@@ -49,6 +49,14 @@ std::string_view enum_name_of(const Graph& g, OprId o, std::string_view name) {
     return {};
 }
 
+// Operators whose output 0 has input 0's shape: the conversions and copies,
+// MegDNN's Softmax, and the indexing writes, which return the data written into.
+bool keeps_input_shape(std::string_view type) {
+    return type == "TypeCvt" || type == "Identity" || type == "MarkDynamicVar" || type == "Copy" ||
+           type == "Softmax" || type == "SetSubtensor" || type == "IncrSubtensor" ||
+           type == "IndexingSetMultiAxisVec" || type == "IndexingIncrMultiAxisVec";
+}
+
 // A small Int32 constant's elements (a Reshape's target, TopK's k), or nullopt.
 std::optional<std::vector<int32_t>> int32_constant(const Graph& g, VarId v) {
     std::vector<int32_t> out(kMaxNdim + 1);
@@ -299,10 +307,8 @@ class BoundsWalk {
         if (!owner || owner->inputs.empty()) return std::nullopt;
         const std::string_view type = owner->type;
         const std::span<const VarId> in = owner->inputs;
-        if (type == "TypeCvt" || type == "Identity" || type == "MarkDynamicVar" || type == "Copy" ||
-            type == "Reshape" || type == "AxisAddRemove" || type == "Dimshuffle" || type == "Softmax" ||
-            type == "Subtensor" || type == "Split" || type == "SetSubtensor" || type == "IncrSubtensor" ||
-            type == "IndexingSetMultiAxisVec" || type == "IndexingIncrMultiAxisVec")
+        if (keeps_input_shape(type) || type == "Reshape" || type == "AxisAddRemove" || type == "Dimshuffle" ||
+            type == "Subtensor" || type == "Split")
             return elements(in[0], depth);
         if (type == "Concat") {
             uint64_t sum = 0;
@@ -342,12 +348,7 @@ class BoundsWalk {
             if (!n) return std::nullopt;
             return Bounds{*n};
         }
-        // The outputs of these have their input 0's shape (MegDNN's Softmax,
-        // and the indexing writes, which return the data written into).
-        if (type == "TypeCvt" || type == "Identity" || type == "MarkDynamicVar" || type == "Copy" ||
-            type == "Softmax" || type == "SetSubtensor" || type == "IncrSubtensor" ||
-            type == "IndexingSetMultiAxisVec" || type == "IndexingIncrMultiAxisVec")
-            return input(0);
+        if (keeps_input_shape(type)) return input(0);
         if (type == "GetVarShape") {
             // tensor_manip.cpp: one entry per dim of its input, or one (an axis).
             const auto* axis = field_as<int64_t>(g_, o, "axis");
