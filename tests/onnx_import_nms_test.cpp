@@ -8,6 +8,8 @@
 // run in tests/eval/onnx_testdata_test.cpp.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "onnx_test_model.h"
 
 namespace mgedump::test {
@@ -250,42 +252,40 @@ OnnxModel masked_nms_model(std::optional<int64_t> limit, std::optional<float> io
     return m;
 }
 
+// A masked model's inputs: ONNX's six boxes and scores, and `mask` choosing among them.
+std::map<std::string, D> masked_inputs(D mask) {
+    return {
+        {"all_boxes", as_doubles(kBoxes)}, {"all_scores", as_doubles(kScores)}, {"mask", std::move(mask)}};
+}
+
+// The mask {1, 1, 0, 1, 0, 1} keeps boxes 0, 1, 3 and 5 (scores 0.9, 0.75, 0.95,
+// 0.3): the second overlaps the first (IoU 0.82), so with a limit of 3 or more
+// the selection is the third, the first and the fourth of the selected boxes.
+const D kMask0135{1, 1, 0, 1, 0, 1};
+const D kSelectedOfMask0135{0, 0, 2, 0, 0, 0, 0, 0, 3};
+
 // Boxes a mask selected (NonZero, Gather along the box axis), so their count is
-// known only at run time. Of ONNX's six boxes, the mask keeps 0, 1, 3 and 5
-// (scores 0.9, 0.75, 0.95, 0.3): the second overlaps the first (IoU 0.82), so the
-// selection is the third, the first and the fourth of the selected boxes.
+// known only at run time (kMask0135's selection above).
 TEST(OnnxNms, ABoxCountKnownOnlyAtRunTimeGoesThroughNMSKeep) {
     const ir::Graph g = masked_nms_model(3, 0.5f, 0.0f).import();
     EXPECT_EQ(count_ops(g, "NMSKeep"), 1u);
     expect_dumps_and_loads(g);
-    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
-                                  {"all_scores", as_doubles(kScores)},
-                                  {"mask", {1, 1, 0, 1, 0, 1}}}),
-              (D{0, 0, 2, 0, 0, 0, 0, 0, 3}));
+    EXPECT_EQ(evaluate_values(g, masked_inputs(kMask0135)), kSelectedOfMask0135);
     // Another mask over the same graph: boxes 3 and 4 (0.95, 0.5) overlap, 5 stands alone.
-    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
-                                  {"all_scores", as_doubles(kScores)},
-                                  {"mask", {0, 0, 0, 1, 1, 1}}}),
-              (D{0, 0, 0, 0, 0, 2}));
+    EXPECT_EQ(evaluate_values(g, masked_inputs({0, 0, 0, 1, 1, 1})), (D{0, 0, 0, 0, 0, 2}));
 }
 
 // torchvision's nms exports "every box" as the largest int64. Over boxes a mask
 // of 6 selected there are at most 6 (the CondTake behind NonZero holds at most
-// its input's elements: ir/dim_bounds.h), so NMSKeep keeps at most 6, and the
-// selection is that of the limit-3 graph above: the mask keeps 0, 1, 3 and 5.
+// its input's elements: ir/dim_bounds.h), so NMSKeep keeps at most 6, and
+// kMask0135's selection is that of the limit-3 graph above.
 TEST(OnnxNms, EveryBoxOfAMaskedSelectionIsBoundedByTheMask) {
     const ir::Graph g = masked_nms_model(INT64_MAX, 0.5f).import();
     EXPECT_EQ(int_field(g, find_opr(g, "NMSKeep"), "max_output"), 6);
     expect_dumps_and_loads(g);
-    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
-                                  {"all_scores", as_doubles(kScores)},
-                                  {"mask", {1, 1, 0, 1, 0, 1}}}),
-              (D{0, 0, 2, 0, 0, 0, 0, 0, 3}));
+    EXPECT_EQ(evaluate_values(g, masked_inputs(kMask0135)), kSelectedOfMask0135);
     // Every box selected: boxes 0, 3 and 5 survive (1 and 2 overlap 0, 4 overlaps 3).
-    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
-                                  {"all_scores", as_doubles(kScores)},
-                                  {"mask", {1, 1, 1, 1, 1, 1}}}),
-              (D{0, 0, 3, 0, 0, 0, 0, 0, 5}));
+    EXPECT_EQ(evaluate_values(g, masked_inputs({1, 1, 1, 1, 1, 1})), (D{0, 0, 3, 0, 0, 0, 0, 0, 5}));
 }
 
 // Faster R-CNN's boxes pass through a view as (count, -1, 4) whose every dim
@@ -293,16 +293,13 @@ TEST(OnnxNms, EveryBoxOfAMaskedSelectionIsBoundedByTheMask) {
 // count (the -1 up to 24, the count up to 12 through the importer's target
 // arithmetic), and rows of 4 of their product 288; the scores, viewed as a
 // column the same way ((7, 6) by the dims), 42. Their element counts, 6 boxes of
-// 4 and 6 scores, are what bound NMSKeep (ir/dim_bounds.h). The selection is the
-// one above.
+// 4 and 6 scores, are what bound NMSKeep (ir/dim_bounds.h). kMask0135's
+// selection is the one above.
 TEST(OnnxNms, BoxesViewedThroughARunTimeTargetAreBoundedByTheirElementCount) {
     const ir::Graph g = masked_nms_model(INT64_MAX, 0.5f, std::nullopt, BoxesView::kAsGroupsOfFour).import();
     EXPECT_EQ(int_field(g, find_opr(g, "NMSKeep"), "max_output"), 6);
     expect_dumps_and_loads(g);
-    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
-                                  {"all_scores", as_doubles(kScores)},
-                                  {"mask", {1, 1, 0, 1, 0, 1}}}),
-              (D{0, 0, 2, 0, 0, 0, 0, 0, 3}));
+    EXPECT_EQ(evaluate_values(g, masked_inputs(kMask0135)), kSelectedOfMask0135);
 }
 
 // A mask that selects no box: ONNX selects nothing, [0, 3]. MegEngine's TopK
@@ -311,34 +308,24 @@ TEST(OnnxNms, BoxesViewedThroughARunTimeTargetAreBoundedByTheirElementCount) {
 // selected the sentinel is the second and must not show up either.
 TEST(OnnxNms, AMaskThatSelectsNoBoxSelectsNothing) {
     const ir::Graph g = masked_nms_model(3, 0.5f).import();
-    const std::map<std::string, D> boxes_and_scores{{"all_boxes", as_doubles(kBoxes)},
-                                                    {"all_scores", as_doubles(kScores)}};
-    auto with_mask = [&](D mask) {
-        auto inputs = boxes_and_scores;
-        inputs["mask"] = std::move(mask);
-        return inputs;
-    };
-    const auto none = evaluate(g, with_mask({0, 0, 0, 0, 0, 0}));
+    const auto none = evaluate(g, masked_inputs({0, 0, 0, 0, 0, 0}));
     ASSERT_EQ(none.size(), 1u);
     EXPECT_EQ(dims_of(none[0]), rows_of(0));
     // Box 4 alone (score 0.5): the selection is its row and nothing else.
-    EXPECT_EQ(evaluate_values(g, with_mask({0, 0, 0, 0, 1, 0})), (D{0, 0, 0}));
+    EXPECT_EQ(evaluate_values(g, masked_inputs({0, 0, 0, 0, 1, 0})), (D{0, 0, 0}));
     // The same with a score threshold above every score of the selected boxes.
     const ir::Graph above = masked_nms_model(3, 0.5f, 0.99f).import();
-    EXPECT_EQ(dims_of(evaluate(above, with_mask({1, 1, 1, 1, 1, 1})).at(0)), rows_of(0));
+    EXPECT_EQ(dims_of(evaluate(above, masked_inputs({1, 1, 1, 1, 1, 1})).at(0)), rows_of(0));
     expect_dumps_and_loads(g);
 }
 
 // RetinaNet reshapes its selected boxes to a shape computed from Shape, so their
 // last dim, 4, is known only at run time too; NMSKeep checks it when it runs.
-// The selection is the one of ABoxCountKnownOnlyAtRunTimeGoesThroughNMSKeep.
+// kMask0135 selects as above.
 TEST(OnnxNms, BoxesWhoseLastDimOnlyTheRunTimeKnows) {
     const ir::Graph g = masked_nms_model(3, 0.5f, 0.0f, BoxesView::kByTheirShape).import();
     EXPECT_EQ(count_ops(g, "NMSKeep"), 1u);
-    EXPECT_EQ(evaluate_values(g, {{"all_boxes", as_doubles(kBoxes)},
-                                  {"all_scores", as_doubles(kScores)},
-                                  {"mask", {1, 1, 0, 1, 0, 1}}}),
-              (D{0, 0, 2, 0, 0, 0, 0, 0, 3}));
+    EXPECT_EQ(evaluate_values(g, masked_inputs(kMask0135)), kSelectedOfMask0135);
 }
 
 TEST(OnnxNms, RefusesWhatItCannotSelectWithTheFieldAtFault) {
