@@ -509,10 +509,12 @@ class BoundsWalk {
             return data;
         }
         if (type == "Subtensor") {
-            // Slices keep at most the data's dims, and a slice from a start of
-            // at least 0 to an end of at most e, by a step of at least 1, keeps
-            // at most e (torchvision's first k of a top-k, k known only at run
-            // time); a scalar index removes its axis (every axis removed leaves [1]).
+            // Slices keep at most the data's dims; a slice from a start of at
+            // least b ≥ 0, by a step of at least 1, keeps at most the dim less b,
+            // and to an end of at most e, at most e less b (torchvision's first k
+            // of a top-k, k known only at run time; the importer's [1:] of data
+            // written with a leading element more); a scalar index removes its
+            // axis (every axis removed leaves [1]).
             auto data = input(0);
             const auto* items = field_as<std::vector<IndexDescMaskItem>>(g_, o, "items");
             if (!data || !items) return std::nullopt;
@@ -527,18 +529,20 @@ class BoundsWalk {
                 const size_t begin_at = next_input, end_at = begin_at + item.begin,
                              step_at = end_at + item.end;
                 next_input = step_at + item.step + item.idx;
-                if (item.idx || !item.end || next_input > in.size()) continue;
+                if (item.idx || (!item.begin && !item.end) || next_input > in.size()) continue;
                 // One element whose interval starts at `least` or more, or null.
                 auto single = [&](size_t at, int64_t least) -> std::optional<Interval> {
                     const auto iv = values(in[at], depth);
                     if (!iv || iv->size() != 1 || iv->front().lo < least) return std::nullopt;
                     return iv->front();
                 };
-                const auto end = single(end_at, 0);
-                if (!end || (item.begin && !single(begin_at, 0)) || (item.step && !single(step_at, 1)))
-                    continue;
+                const auto begin = item.begin ? single(begin_at, 0) : Interval{0, 0};
+                const auto end = item.end ? single(end_at, 0) : std::nullopt;
+                if (!begin || (item.end && !end) || (item.step && !single(step_at, 1))) continue;
                 uint64_t& dim = (*data)[static_cast<size_t>(axis)];
-                dim = std::min(dim, static_cast<uint64_t>(end->hi));
+                if (end) dim = std::min(dim, static_cast<uint64_t>(end->hi));
+                const auto skipped = static_cast<uint64_t>(begin->lo);
+                dim = dim > skipped ? dim - skipped : 0;
             }
             Bounds out;
             for (size_t d = 0; d < data->size(); ++d)

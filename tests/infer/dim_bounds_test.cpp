@@ -94,8 +94,11 @@ TEST(DimBounds, IndexingTakesTheIndexLengthAndSlicesKeepTheData) {
     const VarId rows = b.op("IndexingMultiAxisVec", {data, at}, {{"items", std::vector{along_rows}}});
     EXPECT_EQ(ir::dim_upper_bounds(b.graph(), rows), (Bounds{10, 4}));
     // rows[:, 1] (a scalar index removes axis 1); rows[0:2] keeps at most 2 of
-    // the 10, rows[0:20] at most the 10; rows[-3:2] (a start from the end) keeps
-    // at most the 10 (no end bound is taken from a start that may be negative).
+    // the 10, rows[0:20] at most the 10, rows[3:20] at most 10 less 3, rows[2:4]
+    // at most 2, rows[12:20] none, and rows[1:] at most 9 (Slice::apply: the
+    // count is min(end, dim) less the start, or 0); rows[-3:2] (a start from the
+    // end) keeps at most the 10 (nothing is taken off for a start that may be
+    // negative).
     const ir::IndexDescMaskItem column{1, false, false, false, true}, first{0, true, true, false, false};
     EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Subtensor", {rows, b.constant<int32_t>({1}, {1})},
                                                    {{"items", std::vector{column}}})),
@@ -106,6 +109,13 @@ TEST(DimBounds, IndexingTakesTheIndexLengthAndSlicesKeepTheData) {
     };
     EXPECT_EQ(ir::dim_upper_bounds(b.graph(), slice(0, 2)), (Bounds{2, 4}));
     EXPECT_EQ(ir::dim_upper_bounds(b.graph(), slice(0, 20)), (Bounds{10, 4}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), slice(3, 20)), (Bounds{7, 4}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), slice(2, 4)), (Bounds{2, 4}));
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), slice(12, 20)), (Bounds{0, 4}));
+    const ir::IndexDescMaskItem from{0, true, false, false, false};
+    EXPECT_EQ(ir::dim_upper_bounds(b.graph(), b.op("Subtensor", {rows, b.constant<int32_t>({1}, {1})},
+                                                   {{"items", std::vector{from}}})),
+              (Bounds{9, 4}));
     EXPECT_EQ(ir::dim_upper_bounds(b.graph(), slice(-3, 2)), (Bounds{10, 4}));
 }
 
