@@ -623,6 +623,50 @@ TEST(OnnxMaskIndex, ScatterElementsWritesIntoZerosOfTheCount) {
         << e;
 }
 
+// MegEngine stops on a write through indexing into empty zeros (a real
+// MegEngine, on torchvision's MultiScaleRoIAlign with no rois: "assertion
+// `cur_shape > 0'"), so zeros of the count are written with one row more in
+// front, which the indices skip (a negative one, counting from the end, stays),
+// and the rows after it are the result; a second write (the next pyramid level)
+// goes into the first's padded rows. Here y's rows are added into row 0, then
+// the result's rows into its last row (index -1); numpy's np.add.at.
+TEST(OnnxMaskIndex, WritesIntoZerosOfAnEmptyCountGoIntoOneRowMore) {
+    OnnxModel m = mask_index_model({3, 2}, {3});
+    m.output("twice");
+    add_count_of_y(m);
+    m.initializer_i64("columns", {1}, {2});
+    set_attr(m.node("Concat", {"count_1", "columns"}, {"zeros_shape"}), "axis", int64_t{0});
+    m.node("ConstantOfShape", {"zeros_shape"}, {"zeros"}, "zeros");
+    set_attr(m.node("Cast", {"zeros"}, {"at_row_0"}), "to", int64_t{7});  // INT64
+    auto& first = m.node("ScatterElements", {"zeros", "at_row_0", "y"}, {"summed"}, "first");
+    set_attr(first, "reduction", "add");
+    m.initializer_i64("minus_one", {}, {-1});
+    m.node("Add", {"at_row_0", "minus_one"}, {"at_last_row"});
+    auto& second = m.node("ScatterElements", {"summed", "at_last_row", "summed"}, {"twice"}, "second");
+    set_attr(second, "reduction", "add");
+    ir::Graph g = m.import();
+    ASSERT_EQ(count_ops(g, "IndexingIncrMultiAxisVec"), 2u);
+    const ir::OprId write_1 = find_opr(g, "IndexingIncrMultiAxisVec", 0),
+                    write_2 = find_opr(g, "IndexingIncrMultiAxisVec", 1);
+    EXPECT_EQ(g.inputs_of(write_2)[0], g.output_var(write_1, 0));
+    expect_same_ops_after_round_trip(g);
+    // x = [[1, 2], [3, 4], [5, 6]]: mask [1, 0, 1] gives y = [[1, 2], [5, 6]],
+    // summed [[6, 8], [0, 0]], then its rows added into the last: [[6, 8], [6, 8]].
+    auto out = evaluate(g, {{"x", {1, 2, 3, 4, 5, 6}}, {"mask", {1, 0, 1}}});
+    EXPECT_EQ(dims_of(out.at(1)), (U{2, 2}));
+    EXPECT_EQ(engine::eval::to_doubles(out.at(1).value), (D{6, 8, 6, 8}));
+    out = evaluate(g, {{"x", {1, 2, 3, 4, 5, 6}}, {"mask", {0, 1, 0}}});
+    EXPECT_EQ(engine::eval::to_doubles(out.at(1).value), (D{6, 8}));
+    // No row selected: nothing, and each write's data still has its one row.
+    g.outputs.push_back(g.inputs_of(write_1)[0]);
+    g.outputs.push_back(g.inputs_of(write_2)[0]);
+    out = evaluate(g, {{"x", {1, 2, 3, 4, 5, 6}}, {"mask", {0, 0, 0}}});
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_EQ(dims_of(out[1]), (U{0, 2}));
+    EXPECT_EQ(dims_of(out[2]), (U{1, 2}));
+    EXPECT_EQ(dims_of(out[3]), (U{1, 2}));
+}
+
 // What torchvision's box decoding and per-image split do with the selected
 // rows: a Reshape to (count, -1, 3) through a target made from Shape (every dim
 // then known only at run time), Flatten at axis 1 of that (unknown dims on both

@@ -20,6 +20,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -28,6 +30,9 @@
 #include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
+#include "ir/infer/values.h"
+#include "ir/op_registry.h"
+#include "ir/param_schema.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {
@@ -195,6 +200,76 @@ ir::VarId runtime_arange_along(Importer& c, ir::VarId of, size_t axis, size_t ra
     return rank == 1 ? iota(c, n) : reshaped(c, iota(c, n), laid);
 }
 
+// Data written through indexing with one more leading element on each of
+// `axes` (ascending), which the write skips and a [1:] slice drops afterwards.
+struct FrontPadded {
+    ir::VarId data;
+    std::vector<size_t> axes;
+};
+
+// The operator that made v, with its type's name, or nullopt (a graph input).
+std::optional<std::pair<ir::OprId, std::string_view>> maker_of(const ir::Graph& g, ir::VarId v) {
+    const ir::OprId o = g.vars.owner[v.value];
+    if (!o.valid()) return std::nullopt;
+    return std::pair{o, ir::op_def(g.oprs.type[o.value]).name};
+}
+
+// The index items of Subtensor `o`, or null.
+const std::vector<ir::IndexDescMaskItem>* subtensor_items(const ir::Graph& g, ir::OprId o) {
+    for (const ir::ParamValue& p : g.params_of(o))
+        if (const int k = ir::find_field(ir::param_table(p.table), "items"); k >= 0)
+            return std::get_if<std::vector<ir::IndexDescMaskItem>>(&p.fields[static_cast<size_t>(k)]);
+    return nullptr;
+}
+
+// MegEngine stops on a write through indexing (IndexingSetMultiAxisVec,
+// IndexingIncrMultiAxisVec) into empty data made by a Broadcast, a Copy or a
+// Subtensor ("assertion `cur_shape > 0'", TensorLayout::is_non_overlapping_strong),
+// seen with a MegEngine built from source on torchvision's MultiScaleRoIAlign
+// with no rois, whose zeros of the rois' count, (0, C, 7, 7), each level writes
+// into in turn. (Empty data an IndexingMultiAxisVec gathered was written
+// through.) So the data of such a write, when an axis's dim is known only at run
+// time, is given one more leading element on each of those axes, where it is
+// free: zeros of a run-time shape (a Broadcast of one element) broadcast to the
+// target plus one there, and the data of a [1:] slice of those axes (the level
+// before) is that slice's input, whose first elements nothing reads. Nullopt for
+// other data, written as it is.
+std::optional<FrontPadded> front_padded(Importer& c, ir::VarId data, const Shape& dims) {
+    const ir::Graph& g = c.graph();
+    FrontPadded out;
+    for (size_t d = 0; d < dims.size(); ++d)
+        if (dims[d] < 0) out.axes.push_back(d);
+    const auto maker = maker_of(g, data);
+    if (out.axes.empty() || !maker) return std::nullopt;
+    const auto [o, type] = *maker;
+    const std::span<const ir::VarId> in = g.inputs_of(o);
+    if (type == "Broadcast" && in.size() == 2) {
+        const std::span<const uint32_t> fill = g.var_shape(in[0]);
+        if (fill.empty() || !std::ranges::all_of(fill, [](uint32_t n) { return n == 1; }))
+            return std::nullopt;
+        std::vector<int64_t> one_more(dims.size(), 0);
+        for (size_t d : out.axes) one_more[d] = 1;
+        out.data = c.emit("Broadcast", {in[0], elemwise(c, "ADD", {in[1], c.const_i32(one_more)})});
+        return out;
+    }
+    if (type == "Subtensor") {
+        const std::vector<ir::IndexDescMaskItem>* items = subtensor_items(g, o);
+        if (!items || items->size() != out.axes.size() || in.size() != 1 + out.axes.size())
+            return std::nullopt;
+        for (size_t k = 0; k < out.axes.size(); ++k) {
+            const ir::IndexDescMaskItem from_second{static_cast<int8_t>(out.axes[k]), true, false, false,
+                                                    false};
+            std::array<int32_t, 2> begin{};
+            if ((*items)[k] != from_second || ir::small_int32_constant(g, in[1 + k], begin) != 1 ||
+                begin[0] != 1)
+                return std::nullopt;
+        }
+        out.data = in[0];
+        return out;
+    }
+    return std::nullopt;
+}
+
 // ScatterElements of values whose dims only the run time knows (torchvision's
 // MultiScaleRoIAlign writes each level's pooled rois into zeros of the rois'
 // count): the same indexing, the other axes' ranges read from the indices'
@@ -214,15 +289,34 @@ void scatter_elements_of_runtime_dims(Importer& c, const std::string& reduction)
                            ind.shape.size(), upd.shape.size(), r));
     const auto axis =
         static_cast<size_t>(normalize_axis(c.attr_int("axis", 0), static_cast<int64_t>(r), c, "axis"));
-    std::vector<ir::VarId> inputs{c.var(0), c.var(2)};
+    const std::optional<FrontPadded> padded = front_padded(c, c.var(0), x.shape);
+    std::vector<ir::VarId> inputs{padded ? padded->data : c.var(0), c.var(2)};
     std::vector<ir::IndexDescMaskItem> items;
     const ir::VarId indices = c.var(1);
     for (size_t d = 0; d < r; ++d) {
-        inputs.push_back(d == axis ? indices : runtime_arange_along(c, indices, d, r));
+        ir::VarId index = d == axis ? indices : runtime_arange_along(c, indices, d, r);
+        if (padded && std::ranges::find(padded->axes, d) != padded->axes.end()) {
+            // One element further on; a negative index counts from the end, which
+            // the padding does not move. (An index below −dim, which MegEngine would
+            // refuse, now reaches the padding: ONNX leaves it undefined.)
+            const ir::VarId not_negative = elemwise(c, "LEQ", {c.const_i32({0}), index});
+            index = elemwise(c, "ADD", {index, d == axis ? not_negative : c.const_i32({1})});
+        }
+        inputs.push_back(index);
         items.push_back(index_item(d));
     }
     const char* op = reduction == "add" ? "IndexingIncrMultiAxisVec" : "IndexingSetMultiAxisVec";
-    set_runtime_output(c, 0, c.emit(op, inputs, {{"items", items}}), x.elem_type, x.shape);
+    ir::VarId written = c.emit(op, inputs, {{"items", items}});
+    if (padded) {
+        std::vector<ir::VarId> sliced{written};
+        std::vector<ir::IndexDescMaskItem> from_second;
+        for (size_t d : padded->axes) {
+            sliced.push_back(c.const_i32({1}));
+            from_second.push_back({static_cast<int8_t>(d), true, false, false, false});
+        }
+        written = c.emit("Subtensor", sliced, {{"items", from_second}});
+    }
+    set_runtime_output(c, 0, written, x.elem_type, x.shape);
 }
 
 // ScatterElements (and Scatter, opset 9 and 10, the same operator): the
