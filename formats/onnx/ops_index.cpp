@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "formats/onnx/onnx_proto.h"
+#include "formats/onnx/op_build.h"
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 
@@ -17,6 +18,9 @@ namespace {
 
 struct AxisSlice {
     int64_t axis, begin, end, step;
+    // Of an axis whose dim only the run time knows: a negative begin or end
+    // counts from the end there, and `end` is not given when `open_end`.
+    bool at_run_time = false, open_end = false;
 };
 
 // ONNX's clamping rules for one axis of size `dim`. A step longer than the axis
@@ -53,20 +57,33 @@ Value pick(const Value& x, const std::vector<int64_t>& picks, Shape shape) {
 // (Slice::apply, src/core/impl/tensor.cpp) wraps a negative bound once and
 // refuses one still negative, where ONNX clamps it to the axis; for a positive
 // step and bounds from 0 on the two agree (the end is taken to at most the
-// axis's dim, the start to at most the end), so only those are mapped
-// (torchvision's box decoding takes every fourth column, 0::4); an end past
-// Int32 is omitted (to the end).
+// axis's dim, the start to at most the end: torchvision's box decoding takes
+// every fourth column, 0::4). A negative bound is clamped as ONNX does when the
+// graph runs (runtime_bound). A negative step is refused: Slice::apply refuses
+// every one on an empty axis (its start must lie inside the axis), and a count
+// only the run time knows may be 0. An end past Int32 is not given (to the end).
 AxisSlice runtime_axis_slice(Importer& c, int64_t axis, int64_t start, int64_t end, int64_t step) {
-    if (step < 1 || start < 0 || end < 0)
-        c.fail(
-            fmt::format("axis {} has a dim known only at run time: only positive steps with starts and ends "
-                        "from 0 on are supported there (got start {}, end {}, step {})",
-                        axis, start, end, step));
+    if (step < 1)
+        c.fail(fmt::format(
+            "axis {} has a dim known only at run time: step {} is not supported there (MegEngine's "
+            "Subtensor refuses a negative step on an empty axis, and the axis may be empty)",
+            axis, step));
     if (step > std::numeric_limits<int32_t>::max())
         c.fail(fmt::format("step {} of axis {} is past what MegEngine's Int32 step holds", step, axis));
     if (start > std::numeric_limits<int32_t>::max())
         c.fail(fmt::format("start {} of axis {} is past any dim MegEngine holds", start, axis));
-    return {axis, start, end > std::numeric_limits<int32_t>::max() ? -1 : end, step};
+    // Past ±(2^31 − 1) every bound clamps as that one does (a dim is below 2^31).
+    constexpr int64_t kMost = std::numeric_limits<int32_t>::max();
+    return {axis, std::max(start, -kMost), std::clamp(end, -kMost, kMost), step, true, end > kMost};
+}
+
+// Bound v of a slice of axis `axis` of input 0, whose dim d only the run time
+// knows: v itself from 0 on (Slice::apply takes it to at most d), else ONNX's
+// max(v + d, 0), computed when the graph runs.
+ir::VarId runtime_bound(Importer& c, int64_t v, int64_t axis) {
+    if (v >= 0) return c.const_i32({v});
+    const ir::VarId dim = c.emit("GetVarShape", {c.var(0)}, {int_param("axis", axis)});
+    return elemwise(c, "MAX", {elemwise(c, "ADD", {dim, c.const_i32({v})}), c.const_i32({0})});
 }
 
 void slice(Importer& c) {
@@ -124,15 +141,15 @@ void slice(Importer& c) {
     std::vector<ir::VarId> inputs{c.var(0)};
     std::vector<ir::IndexDescMaskItem> items;
     for (const AxisSlice& s : slices) {
-        // The whole axis (of a runtime dim: from 0 to the end, -1) needs no item.
-        if (s.begin == 0 && s.end == x.shape[s.axis] && s.step == 1) continue;
+        // The whole axis needs no item.
+        if (s.begin == 0 && s.step == 1 && (s.at_run_time ? s.open_end : s.end == x.shape[s.axis])) continue;
         ir::IndexDescMaskItem item{static_cast<int8_t>(s.axis), true, true, s.step != 1, false};
-        inputs.push_back(c.const_i32({s.begin}));
+        inputs.push_back(s.at_run_time ? runtime_bound(c, s.begin, s.axis) : c.const_i32({s.begin}));
         // A negative step's end of -1 means "before index 0", which only omitting end can say.
-        if (s.end < 0)
+        if (s.at_run_time ? s.open_end : s.end < 0)
             item.end = false;
         else
-            inputs.push_back(c.const_i32({s.end}));
+            inputs.push_back(s.at_run_time ? runtime_bound(c, s.end, s.axis) : c.const_i32({s.end}));
         if (item.step) inputs.push_back(c.const_i32({s.step}));
         items.push_back(item);
     }
