@@ -166,7 +166,9 @@ void rewrite_backward(FragmentBuilder& b, bool per_group_is_channel) {
     Ref mean_grad_x_hat = b.reduce(b.elemwise(Ew::MUL, {grad, x_hat}), ReduceMode::MEAN, 2);
     Ref centered = b.elemwise(
         Ew::SUB, {b.elemwise(Ew::SUB, {grad, mean_grad}), b.elemwise(Ew::MUL, {x_hat, mean_grad_x_hat})});
-    b.set_output(b.reshape(b.elemwise(Ew::MUL, {centered, inv_std}), b.get_var_shape(data)));
+    // The shape first (GCC's order of the call's arguments, which C++ leaves open).
+    const Ref shape = b.get_var_shape(data);
+    b.set_output(b.reshape(b.elemwise(Ew::MUL, {centered, inv_std}), shape));
 }
 
 }  // namespace

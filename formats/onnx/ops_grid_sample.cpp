@@ -184,16 +184,24 @@ void grid_sample(Importer& c) {
     } else {
         ir::VarId ix = bounded(unnormalized(0, s.w), s.w), iy = bounded(unnormalized(1, s.h), s.h);
         if (mode == "nearest") {
-            y = s.tap(round_half_to_even(c, iy, P::FLOAT), round_half_to_even(c, ix, P::FLOAT));
+            // In statements of their own (a call's arguments have no order in C++;
+            // GCC's, the last first, kept).
+            const ir::VarId column = round_half_to_even(c, ix, P::FLOAT);
+            y = s.tap(round_half_to_even(c, iy, P::FLOAT), column);
         } else {
             ir::VarId x0 = elemwise(c, "FLOOR", {ix}), y0 = elemwise(c, "FLOOR", {iy});
             ir::VarId x1 = elemwise(c, "ADD", {x0, s.f32(1)}), y1 = elemwise(c, "ADD", {y0, s.f32(1)});
             ir::VarId wx0 = elemwise(c, "SUB", {x1, ix}), wx1 = elemwise(c, "SUB", {ix, x0});
             ir::VarId wy0 = elemwise(c, "SUB", {y1, iy}), wy1 = elemwise(c, "SUB", {iy, y0});
-            y = s.weighted(s.tap(y0, x0), elemwise(c, "MUL", {wx0, wy0}));
-            y = elemwise(c, "ADD", {y, s.weighted(s.tap(y0, x1), elemwise(c, "MUL", {wx1, wy0}))});
-            y = elemwise(c, "ADD", {y, s.weighted(s.tap(y1, x0), elemwise(c, "MUL", {wx0, wy1}))});
-            y = elemwise(c, "ADD", {y, s.weighted(s.tap(y1, x1), elemwise(c, "MUL", {wx1, wy1}))});
+            // The corner's weight, then its tap (GCC's order of the call's arguments, kept).
+            auto corner = [&](ir::VarId yy, ir::VarId xx, ir::VarId wx, ir::VarId wy) {
+                const ir::VarId weight = elemwise(c, "MUL", {wx, wy});
+                return s.weighted(s.tap(yy, xx), weight);
+            };
+            y = corner(y0, x0, wx0, wy0);
+            y = elemwise(c, "ADD", {y, corner(y0, x1, wx1, wy0)});
+            y = elemwise(c, "ADD", {y, corner(y1, x0, wx0, wy1)});
+            y = elemwise(c, "ADD", {y, corner(y1, x1, wx1, wy1)});
         }
     }
     y = c.emit("Dimshuffle", {y}, {{"pattern", std::vector<int32_t>{0, 3, 1, 2}}});

@@ -162,7 +162,11 @@ void instance_normalization(Importer& c) {
     ir::OprId o = half ? c.emit_opr("InstanceNorm", {data}, params, 3)
                        : c.emit_opr("InstanceNorm", {data, c.var(1), c.var(2)}, params, 3);
     ir::VarId y = c.graph().output_var(o, 0);
-    if (half) y = per_channel_affine_in(c, y, type, nchw.size(), ch, c.var(1), c.var(2));
+    if (half) {
+        // The bias's var first (GCC's order of the call's arguments, which C++ leaves open).
+        const ir::VarId bias = c.var(2);
+        y = per_channel_affine_in(c, y, type, nchw.size(), ch, c.var(1), bias);
+    }
     if (nchw != x.shape) y = c.reshape(y, x.shape);
     c.set_output_var(0, y, x.elem_type, x.shape);
 }

@@ -292,7 +292,13 @@ void recurrent(Importer& c, const CellSpec& spec) {
                 if (!step_index) return xp[g];
                 return c.emit("Subtensor", {xp[g], *step_index}, {{"items", std::vector{pick_item(0)}}});
             };
-            auto pre = [&](int64_t g) { return add(c, x_t(g), times_transposed(c, h, wd.r[g])); };
+            // Each operand of a step is emitted in its own statement: C++ leaves the
+            // order of a call's arguments open, and GCC and clang emitted them in
+            // opposite orders, numbering the vars differently (GCC's order kept).
+            auto pre = [&](int64_t g) {
+                const ir::VarId recurrent = times_transposed(c, h, wd.r[g]);
+                return add(c, x_t(g), recurrent);
+            };
             ir::VarId h_new, c_new = cell;
             if (spec.cell == Cell::Rnn) {
                 h_new = step.act(f[0], pre(0));
@@ -302,7 +308,8 @@ void recurrent(Importer& c, const CellSpec& spec) {
                 if (linear_before_reset) {
                     ir::VarId hr = times_transposed(c, h, wd.r[2]);
                     if (wd.gru_rbh) hr = add(c, hr, *wd.gru_rbh);
-                    hh = add(c, x_t(2), mul(c, rg, hr));
+                    const ir::VarId reset = mul(c, rg, hr);
+                    hh = add(c, x_t(2), reset);
                 } else {
                     ir::VarId hr = times_transposed(c, mul(c, rg, h), wd.r[2]);
                     if (wd.gru_rbh) hr = add(c, hr, *wd.gru_rbh);
@@ -310,7 +317,8 @@ void recurrent(Importer& c, const CellSpec& spec) {
                 }
                 hh = step.act(f[1], hh);
                 const ir::VarId one_minus_z = elemwise(c, "SUB", {scalar_as(c, 1.0, et), z});
-                h_new = add(c, mul(c, one_minus_z, hh), mul(c, z, h));
+                const ir::VarId kept = mul(c, z, h);
+                h_new = add(c, mul(c, one_minus_z, hh), kept);
             } else {
                 // Gates in ONNX's order i, o, f, c; peepholes i, o, f.
                 auto peep = [&](ir::VarId v, size_t p, ir::VarId state) {
@@ -319,7 +327,8 @@ void recurrent(Importer& c, const CellSpec& spec) {
                 const ir::VarId i = step.act(f[0], peep(pre(0), 0, cell));
                 const ir::VarId fg = step.act(f[0], peep(pre(2), 2, cell));
                 const ir::VarId cg = step.act(f[1], pre(3));
-                c_new = add(c, mul(c, fg, cell), mul(c, i, cg));
+                const ir::VarId written = mul(c, i, cg);
+                c_new = add(c, mul(c, fg, cell), written);
                 const ir::VarId o = step.act(f[0], peep(pre(1), 1, c_new));
                 const std::string l = lower(f[2]);
                 h_new = mul(c, o, elemwise(c, l == "sigmoid" ? "SIGMOID" : l == "tanh" ? "TANH" : "RELU", {c_new}));

@@ -122,7 +122,9 @@ void momentum(Importer& c) {
     const std::string mode = c.attr_string("mode", "");
     if (mode != "standard" && mode != "nesterov")
         c.fail(fmt::format("mode '{}' is not defined (standard or nesterov)", mode));
-    ir::VarId beta_adjusted = select_on_t(c, u, scalar(c, u, beta), scalar(c, u, 1.0));
+    // The 1 first (GCC's order of the call's arguments, which C++ leaves open).
+    const ir::VarId one = scalar(c, u, 1.0);
+    ir::VarId beta_adjusted = select_on_t(c, u, scalar(c, u, beta), one);
     for (size_t k = 0; k < u.n; ++k) {
         ir::VarId x = c.var(2 + k), g = c.var(2 + u.n + k), v = c.var(2 + 2 * u.n + k);
         ir::VarId gr = regularized(c, u, x, g, norm);
