@@ -624,6 +624,17 @@ void add_count_of_y(OnnxModel& m) {
     m.node("Unsqueeze", {"count", "axis0"}, {"count_1"});
 }
 
+// "zeros": Float32 zeros of (count of y, 2), as ConstantOfShape of a shape
+// Concatenated from the count and a known dim; "at_row_0": Int64 zeros of the
+// same shape (indices of row 0).
+void add_zeros_of_the_count(OnnxModel& m) {
+    add_count_of_y(m);
+    m.initializer_i64("columns", {1}, {2});
+    set_attr(m.node("Concat", {"count_1", "columns"}, {"zeros_shape"}), "axis", int64_t{0});
+    m.node("ConstantOfShape", {"zeros_shape"}, {"zeros"}, "zeros");
+    set_attr(m.node("Cast", {"zeros"}, {"at_row_0"}), "to", int64_t{7});  // INT64
+}
+
 // torchvision's MultiScaleRoIAlign writes each level's pooled rois into zeros
 // of (count, C, 7, 7): ConstantOfShape of a shape put together from the count
 // (known only at run time) and dims the import knows, and ScatterElements into
@@ -633,11 +644,7 @@ void add_count_of_y(OnnxModel& m) {
 TEST(OnnxMaskIndex, ScatterElementsWritesIntoZerosOfTheCount) {
     OnnxModel m = mask_index_model({3, 2}, {3});
     m.output("flat");
-    add_count_of_y(m);
-    m.initializer_i64("columns", {1}, {2});
-    set_attr(m.node("Concat", {"count_1", "columns"}, {"zeros_shape"}), "axis", int64_t{0});
-    m.node("ConstantOfShape", {"zeros_shape"}, {"zeros"}, "zeros");
-    set_attr(m.node("Cast", {"zeros"}, {"at_row_0"}), "to", int64_t{7});  // INT64
+    add_zeros_of_the_count(m);
     auto& scatter = m.node("ScatterElements", {"zeros", "at_row_0", "y"}, {"summed"}, "scatter");
     set_attr(scatter, "axis", int64_t{0});
     set_attr(scatter, "reduction", "add");
@@ -677,11 +684,7 @@ TEST(OnnxMaskIndex, ScatterElementsWritesIntoZerosOfTheCount) {
 TEST(OnnxMaskIndex, WritesIntoZerosOfAnEmptyCountGoIntoOneRowMore) {
     OnnxModel m = mask_index_model({3, 2}, {3});
     m.output("twice");
-    add_count_of_y(m);
-    m.initializer_i64("columns", {1}, {2});
-    set_attr(m.node("Concat", {"count_1", "columns"}, {"zeros_shape"}), "axis", int64_t{0});
-    m.node("ConstantOfShape", {"zeros_shape"}, {"zeros"}, "zeros");
-    set_attr(m.node("Cast", {"zeros"}, {"at_row_0"}), "to", int64_t{7});  // INT64
+    add_zeros_of_the_count(m);
     auto& first = m.node("ScatterElements", {"zeros", "at_row_0", "y"}, {"summed"}, "first");
     set_attr(first, "reduction", "add");
     m.initializer_i64("minus_one", {}, {-1});
