@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ir/op_registry.h"
+#include "ir/opr_fields.h"
 #include "ir/order.h"
 
 namespace mgedump::engine {
@@ -12,16 +13,10 @@ namespace {
 using ir::DType;
 using ir::DTypeEnum;
 
-int64_t field(const ir::Graph& g, ir::OprId o, size_t param, std::string_view name) {
-    const ir::ParamValue& p = g.params_of(o)[param];
-    return std::get<int64_t>(p.fields[ir::find_field(ir::param_table(p.table), name)]);
-}
-
+// Elemwise's mode as MegEngine's strip info spells it: the schema's MIN_ and
+// MAX_ without the underscore.
 std::string_view elemwise_mode(const ir::Graph& g, ir::OprId o) {
-    const ir::ParamValue& p = g.params_of(o)[0];
-    const ir::FieldDesc& f = ir::param_table(p.table).fields[ir::find_field(ir::param_table(p.table), "mode")];
-    const ir::EnumMember* m = ir::find_enum_member(*f.enum_type, static_cast<uint32_t>(field(g, o, 0, "mode")));
-    std::string_view name = m ? m->name : "";
+    std::string_view name = ir::enum_name_of(g, o, "mode");
     if (name.size() > 1 && name.back() == '_') name.remove_suffix(1);
     return name;
 }
@@ -35,7 +30,8 @@ DType output_dtype(const ir::Graph& g, const ir::InferState& known, ir::OprId o,
     const std::string_view n = def.name;
     const uint32_t nr_out = g.oprs.outputs[o.value].count;
     if (n == "TypeCvt") return std::get<DType>(g.params_of(o)[0].fields[0]);
-    if (n == "Eye" || n == "Alloc") return DType::of(static_cast<DTypeEnum>(field(g, o, 0, "dtype")));
+    if (n == "Eye" || n == "Alloc")
+        return DType::of(static_cast<DTypeEnum>(ir::int_field_of(g, o, "dtype").value()));
     if (n == "GetVarShape" || n == "Argmax" || n == "Argmin") return DType::of(DTypeEnum::Int32);
     if ((n == "Argsort" || n == "CondTake" || n == "TopK") && k == 1) return DType::of(DTypeEnum::Int32);
     if (n == "CheckNonFinite" && k + 1 == nr_out) return DType::of(DTypeEnum::Int32);

@@ -7,47 +7,12 @@
 #include "ir/dim_intervals.h"
 #include "ir/infer.h"
 #include "ir/infer/values.h"
-#include "ir/op_registry.h"
-#include "ir/param_schema.h"
+#include "ir/opr_fields.h"
 
 namespace mgedump::ir {
 namespace {
 
 using Bounds = std::vector<uint64_t>;
-
-const FieldValue* field_of(const Graph& g, OprId o, std::string_view name) {
-    for (const ParamValue& p : g.params_of(o)) {
-        const int k = find_field(param_table(p.table), name);
-        if (k >= 0 && static_cast<size_t>(k) < p.fields.size()) return &p.fields[k];
-    }
-    return nullptr;
-}
-
-template <class T>
-const T* field_as(const Graph& g, OprId o, std::string_view name) {
-    const FieldValue* f = field_of(g, o, name);
-    return f ? std::get_if<T>(f) : nullptr;
-}
-
-// An integer, bool or enum field (every width but UInt64 is held as int64_t).
-std::optional<int64_t> int_field_of(const Graph& g, OprId o, std::string_view name) {
-    const int64_t* f = field_as<int64_t>(g, o, name);
-    return f ? std::optional<int64_t>(*f) : std::nullopt;
-}
-
-// The name of enum field `name`'s member (Elemwise's and Reduce's mode), or "".
-std::string_view enum_name_of(const Graph& g, OprId o, std::string_view name) {
-    for (const ParamValue& p : g.params_of(o)) {
-        const ParamTableDesc& table = param_table(p.table);
-        const int k = find_field(table, name);
-        if (k < 0 || static_cast<size_t>(k) >= p.fields.size() || !table.fields[k].enum_type) continue;
-        const int64_t* value = std::get_if<int64_t>(&p.fields[k]);
-        const EnumMember* m =
-            value ? find_enum_member(*table.fields[k].enum_type, static_cast<uint32_t>(*value)) : nullptr;
-        return m ? m->name : std::string_view();
-    }
-    return {};
-}
 
 // Operators whose output 0 has input 0's shape: the conversions and copies,
 // MegDNN's Softmax, and the indexing writes, which return the data written into.
@@ -125,9 +90,9 @@ class BoundsWalk {
         std::span<const VarId> inputs;
     };
     std::optional<Owner> owner_of(VarId v) const {
-        const OprId o = g_.vars.owner[v.value];
-        if (!o.valid() || o.value >= g_.oprs.size()) return std::nullopt;
-        return Owner{o, op_def(g_.oprs.type[o.value]).name, g_.inputs_of(o)};
+        const OprId o = maker_of(g_, v);
+        if (!o.valid()) return std::nullopt;
+        return Owner{o, type_name_of(g_, o), g_.inputs_of(o)};
     }
 
     // A one-element Int32 constant's value (a slice bound); nullopt otherwise.

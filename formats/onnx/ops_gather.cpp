@@ -31,8 +31,7 @@
 #include "formats/onnx/runtime_values.h"
 #include "formats/onnx/values.h"
 #include "ir/infer/values.h"
-#include "ir/op_registry.h"
-#include "ir/param_schema.h"
+#include "ir/opr_fields.h"
 
 namespace mgedump::formats::onnx_import {
 namespace {
@@ -207,21 +206,6 @@ struct FrontPadded {
     std::vector<size_t> axes;
 };
 
-// The operator that made v, with its type's name, or nullopt (a graph input).
-std::optional<std::pair<ir::OprId, std::string_view>> maker_of(const ir::Graph& g, ir::VarId v) {
-    const ir::OprId o = g.vars.owner[v.value];
-    if (!o.valid()) return std::nullopt;
-    return std::pair{o, ir::op_def(g.oprs.type[o.value]).name};
-}
-
-// The index items of Subtensor `o`, or null.
-const std::vector<ir::IndexDescMaskItem>* subtensor_items(const ir::Graph& g, ir::OprId o) {
-    for (const ir::ParamValue& p : g.params_of(o))
-        if (const int k = ir::find_field(ir::param_table(p.table), "items"); k >= 0)
-            return std::get_if<std::vector<ir::IndexDescMaskItem>>(&p.fields[static_cast<size_t>(k)]);
-    return nullptr;
-}
-
 // MegEngine stops on a write through indexing (IndexingSetMultiAxisVec,
 // IndexingIncrMultiAxisVec) into empty data made by a Broadcast, a Copy or a
 // Subtensor ("assertion `cur_shape > 0'", TensorLayout::is_non_overlapping_strong),
@@ -239,9 +223,9 @@ std::optional<FrontPadded> front_padded(Importer& c, ir::VarId data, const Shape
     FrontPadded out;
     for (size_t d = 0; d < dims.size(); ++d)
         if (dims[d] < 0) out.axes.push_back(d);
-    const auto maker = maker_of(g, data);
-    if (out.axes.empty() || !maker) return std::nullopt;
-    const auto [o, type] = *maker;
+    const ir::OprId o = ir::maker_of(g, data);
+    if (out.axes.empty() || !o.valid()) return std::nullopt;
+    const std::string_view type = ir::type_name_of(g, o);
     const std::span<const ir::VarId> in = g.inputs_of(o);
     if (type == "Broadcast" && in.size() == 2) {
         const std::span<const uint32_t> fill = g.var_shape(in[0]);
@@ -253,7 +237,7 @@ std::optional<FrontPadded> front_padded(Importer& c, ir::VarId data, const Shape
         return out;
     }
     if (type == "Subtensor") {
-        const std::vector<ir::IndexDescMaskItem>* items = subtensor_items(g, o);
+        const auto* items = ir::field_as<std::vector<ir::IndexDescMaskItem>>(g, o, "items");
         if (!items || items->size() != out.axes.size() || in.size() != 1 + out.axes.size())
             return std::nullopt;
         for (size_t k = 0; k < out.axes.size(); ++k) {
