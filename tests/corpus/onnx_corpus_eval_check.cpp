@@ -61,7 +61,8 @@ struct Comparison {
     double rel() const { return max_abs_ref > 0 ? max_abs_diff / max_abs_ref : max_abs_diff; }
 };
 
-Comparison compare(std::span<const float> got, std::span<const float> want) {
+template <class T>
+Comparison compare(std::span<const T> got, std::span<const T> want) {
     Comparison c;
     for (size_t i = 0; i < want.size(); ++i) {
         const double g = got[i], w = want[i];
@@ -195,6 +196,20 @@ TEST_P(OnnxCorpusEval, OutputsMatchPyTorchAsImportedAndInBothFormats) {
             const eval::Tensor out = as_sets ? rows_in_order(got[k].value) : got[k].value;
             ASSERT_EQ(ir::dtype_string(out.dtype()), ir::dtype_string(want[k].dtype()));
             ASSERT_EQ(ir::shape_string(out.shape()), ir::shape_string(want[k].shape()));
+            // An integer output (a detector's labels) must be PyTorch's exactly;
+            // the rest are Float32.
+            if (out.dtype().type == ir::DTypeEnum::Int32) {
+                const Comparison c = compare(out.data<int32_t>(), want[k].data<int32_t>());
+                EXPECT_EQ(c.max_abs_diff, 0) << "an integer output differs from PyTorch's";
+                std::printf(
+                    "  %-36s %-8s %4zu oprs  output %zu %-10s max |diff| %.0f of %.0f  (integer: vs float32 "
+                    "PyTorch)  %.0f ms\n",
+                    name.c_str(), v.label.c_str(), v.graph.oprs.size(), k,
+                    ir::shape_string(out.shape()).c_str(), c.max_abs_diff, c.max_abs_ref, seconds * 1e3);
+                continue;
+            }
+            ASSERT_EQ(out.dtype().type, ir::DTypeEnum::Float32)
+                << "an output of a type the check does not compare";
             // Against the float32 run (the argmax, and printed), and where there is
             // one the float64 run (the bound).
             const Comparison c32 = compare(out.data<float>(), want[k].data<float>());
@@ -209,8 +224,9 @@ TEST_P(OnnxCorpusEval, OutputsMatchPyTorchAsImportedAndInBothFormats) {
             EXPECT_LE(c.rel(), kRelTolerance) << "largest |difference| " << c.max_abs_diff << ", largest |PyTorch "
                                               << (c64 ? "float64" : "") << " output| " << c.max_abs_ref;
             const std::string against_float32 =
-                c64 ? fmt::format("  vs float32 PyTorch {:.2e} (its own {:.2e})", c32.rel(), torch32_vs_64->rel())
-                    : std::string("  (integer: vs float32 PyTorch)");
+                c64 ? fmt::format("  vs float32 PyTorch {:.2e} (its own {:.2e})", c32.rel(),
+                                  torch32_vs_64->rel())
+                    : std::string("  (vs float32 PyTorch)");
             std::string argmax;
             if (classifier) {
                 EXPECT_EQ(c32.argmax_got, c32.argmax_want);
