@@ -153,13 +153,15 @@ void reduce(KernelContext& ctx) {
         return;
     }
     if (in.elements() == 0) {
-        // KernScheduler::execute fills the output of an empty input.
+        // KernScheduler::execute fills the output of an empty input, and returns
+        // first when the output is empty too (MIN and MAX included: a [0, 91]
+        // reduced along its 91 is a [0, 1], as a softmax of no rows computes).
         float fill = 0;
         if (*mode == ReduceMode::Product)
             fill = 1;
         else if (*mode == ReduceMode::Mean)
             fill = std::numeric_limits<float>::quiet_NaN();
-        else if (*mode == ReduceMode::Min || *mode == ReduceMode::Max)
+        else if ((*mode == ReduceMode::Min || *mode == ReduceMode::Max) && out_shape.elements() > 0)
             ctx.fail("{} of an empty input ({}) is undefined", reduce_mode_name(*mode), describe_tensor(in));
         const std::vector<float> v(out_shape.elements(), fill);
         ctx.out(0) = from_floats(out_dtype, out_shape, v);

@@ -160,7 +160,8 @@ TEST(ReduceKernels, NothingToReduceSquaresOrConvertsAsMegEngineDoes) {
 }
 
 TEST(ReduceKernels, EmptyInputsFillOrAreRefused) {
-    // KernScheduler::execute: PRODUCT of nothing is 1, SUM 0; MIN is refused.
+    // KernScheduler::execute: PRODUCT of nothing is 1, SUM 0; MIN is refused
+    // where there is an output to fill.
     EXPECT_EQ(values(reduce_of(F32, {2, 0}, {}, {{"mode", "PRODUCT"}, {"axis", 1}})),
               (std::vector<double>{1, 1}));
     EXPECT_EQ(values(reduce_of(F32, {2, 0}, {}, {{"mode", "SUM"}, {"axis", 1}})),
@@ -168,6 +169,15 @@ TEST(ReduceKernels, EmptyInputsFillOrAreRefused) {
     const std::string e = eval_error_of([] { reduce_of(F32, {2, 0}, {}, {{"mode", "MIN_"}, {"axis", 1}}); });
     EXPECT_NE(e.find("Reduce"), std::string::npos) << e;
     EXPECT_NE(e.find("empty"), std::string::npos) << e;
+    // An empty output is returned before the mode is looked at
+    // (basic_arith.cpp, Reduce::scn_do_execute: "if (dest.empty()) return;"), so
+    // MAX of no rows along the columns is no rows; across the rows it is refused.
+    const Tensor rows = reduce_of(F32, {0, 3}, {}, {{"mode", "MAX_"}, {"axis", 1}});
+    EXPECT_EQ(dims(rows), (std::vector<uint32_t>{0, 1}));
+    const std::string across = eval_error_of([] {
+        reduce_of(F32, {0, 3}, {}, {{"mode", "MAX_"}, {"axis", 0}});
+    });
+    EXPECT_NE(across.find("MAX of an empty input"), std::string::npos) << across;
 }
 
 TEST(ReduceKernels, WhatMegEngineCannotComputeIsRefused) {
