@@ -631,6 +631,19 @@ CORPUS = {
     # selection by k = 0, NMS gets no box and the outputs are empty: what a trained
     # detector gives on an image with nothing in it.
     "ssdlite320_mobilenet_v3_large_no_detections": (13,),
+    # FCOS, anchor-free: a ResNet-50 FPN at 320x320, per level the locations whose
+    # score (the class probability times centerness, square-rooted) passes the
+    # threshold, the best 1,000 of them, box decoding, batched NMS, the best 100.
+    "fcos_resnet50_fpn": (13,),
+    # The same with a score threshold no location passes (no score exceeds 1), so
+    # every level selects nothing and the outputs are empty.
+    "fcos_resnet50_fpn_no_detections": (13,),
+    # Faster R-CNN (two-stage): an RPN's proposals by NMS over the anchors a score
+    # mask selects, MultiScaleRoIAlign of them, a box head, per-class NMS.
+    "fasterrcnn_mobilenet_v3_large_320_fpn": (13,),
+    # The same whose RPN keeps no proposal (an objectness probability of at least
+    # 1.0): the RoI pooling writes into zeros of no rows, and the outputs are empty.
+    "fasterrcnn_mobilenet_v3_large_320_fpn_no_proposals": (13,),
     # The part of it MegEngine can express: backbone and head on the normalized
     # image, box regressions and class logits per anchor (decoding and NMS left to
     # the caller).
@@ -671,6 +684,18 @@ DATA_DEPENDENT_OUTPUTS = {
     # selects from) inside an If whose other branch is empty, and takes the best 300.
     "ssdlite320_mobilenet_v3_large",
     "ssdlite320_mobilenet_v3_large_no_detections",
+    # The same kind of post-processing: per level (FCOS) or per class (Faster R-CNN).
+    "fcos_resnet50_fpn",
+    "fcos_resnet50_fpn_no_detections",
+    "fasterrcnn_mobilenet_v3_large_320_fpn",
+    "fasterrcnn_mobilenet_v3_large_320_fpn_no_proposals",
+}
+# Detectors with a score threshold no candidate passes: PyTorch's outputs must be
+# empty, or the empty case they are in the corpus for goes unchecked.
+EMPTY_OUTPUTS = {
+    "ssdlite320_mobilenet_v3_large_no_detections",
+    "fcos_resnet50_fpn_no_detections",
+    "fasterrcnn_mobilenet_v3_large_320_fpn_no_proposals",
 }
 
 
@@ -774,8 +799,29 @@ def models():
 
     def ssdlite_no_detections():
         m = det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
-        m.score_thresh = 0.0125  # above 1/91
+        # A class's score is a softmax probability, at most 1, and must exceed the
+        # threshold. (With 0.0125, just above 1/91, the scores of this model reach
+        # 0.028 and 300 detections were kept.)
+        m.score_thresh = 1.0
         return Detector(m), torch.rand(1, 3, 320, 320), {}, False
+
+    def fcos(score_thresh):
+        def make():
+            m = det.fcos_resnet50_fpn(weights=None, weights_backbone=None, min_size=320, max_size=320,
+                                      score_thresh=score_thresh)
+            return Detector(m), torch.rand(1, 3, 320, 320), {}, False
+
+        return make
+
+    def faster_rcnn(rpn_score_thresh):
+        # box_score_thresh 0.01: untrained, the box scores lie just above 1/91
+        # (the default 0.05 would keep no detection).
+        def make():
+            m = det.fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None, box_score_thresh=0.01,
+                                                          rpn_score_thresh=rpn_score_thresh)
+            return Detector(m), torch.rand(1, 3, 320, 320), {}, False
+
+        return make
 
     class DetectorHead(nn.Module):
         """An SSD's backbone and head: (bbox_regression, cls_logits) per anchor."""
@@ -832,6 +878,10 @@ def models():
         "ssdlite320_mobilenet_v3_large": ssdlite,
         "ssdlite320_mobilenet_v3_large_no_detections": ssdlite_no_detections,
         "ssdlite320_mobilenet_v3_large_head": ssdlite_head,
+        "fcos_resnet50_fpn": fcos(0.05),
+        "fcos_resnet50_fpn_no_detections": fcos(1.0),
+        "fasterrcnn_mobilenet_v3_large_320_fpn": faster_rcnn(rpn_score_thresh=0.0),
+        "fasterrcnn_mobilenet_v3_large_320_fpn_no_proposals": faster_rcnn(rpn_score_thresh=1.0),
         "roi_align_head": lambda: (RoiAlignHead(), torch.randn(1, 3, 64, 64), {}, False),
         "r3d_18": video(tvv.r3d_18),
         "mc3_18": video(tvv.mc3_18),
@@ -1010,6 +1060,10 @@ def export(out_dir, name, opset, factory):
     # forward takes the same path as the traced one.
     # The forward PyTorch computes, on the very input the export traces.
     result = model(example)
+    # Checked before anything is written, so that a refused model leaves no file.
+    if name in EMPTY_OUTPUTS and any(t.numel() for t in flat_tensors(result)):
+        raise RuntimeError(f"PyTorch's outputs are not empty ({[tuple(t.shape) for t in flat_tensors(result)]}): "
+                           "the check of the empty case would be vacuous")
     reference = torch_outputs(result)
     np.save(os.path.join(out_dir, f"{name_at}.input.npy"), megengine_array(example))
     output_files = []
