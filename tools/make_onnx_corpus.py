@@ -644,6 +644,9 @@ CORPUS = {
     # The same whose RPN keeps no proposal (an objectness probability of at least
     # 1.0): the RoI pooling writes into zeros of no rows, and the outputs are empty.
     "fasterrcnn_mobilenet_v3_large_320_fpn_no_proposals": (13,),
+    # RetinaNet: per level the best 1,000 anchors above the score threshold over
+    # 9 anchors and 91 classes a location, box decoding, batched NMS, the best 300.
+    "retinanet_resnet50_fpn": (13,),
     # The part of it MegEngine can express: backbone and head on the normalized
     # image, box regressions and class logits per anchor (decoding and NMS left to
     # the caller).
@@ -684,11 +687,13 @@ DATA_DEPENDENT_OUTPUTS = {
     # selects from) inside an If whose other branch is empty, and takes the best 300.
     "ssdlite320_mobilenet_v3_large",
     "ssdlite320_mobilenet_v3_large_no_detections",
-    # The same kind of post-processing: per level (FCOS) or per class (Faster R-CNN).
+    # The same kind of post-processing: per level (FCOS, RetinaNet) or per class
+    # (Faster R-CNN).
     "fcos_resnet50_fpn",
     "fcos_resnet50_fpn_no_detections",
     "fasterrcnn_mobilenet_v3_large_320_fpn",
     "fasterrcnn_mobilenet_v3_large_320_fpn_no_proposals",
+    "retinanet_resnet50_fpn",
 }
 # Detectors with a score threshold no candidate passes: PyTorch's outputs must be
 # empty, or the empty case they are in the corpus for goes unchecked.
@@ -882,6 +887,12 @@ def models():
         "fcos_resnet50_fpn_no_detections": fcos(1.0),
         "fasterrcnn_mobilenet_v3_large_320_fpn": faster_rcnn(rpn_score_thresh=0.0),
         "fasterrcnn_mobilenet_v3_large_320_fpn_no_proposals": faster_rcnn(rpn_score_thresh=1.0),
+        "retinanet_resnet50_fpn": lambda: (
+            # Untrained, the classifier's prior puts the scores in 0.0096-0.0104; 0.0102995
+            # lies in a gap of 9e-7 between two of them, far from the rounding of either.
+            Detector(det.retinanet_resnet50_fpn(weights=None, weights_backbone=None, min_size=320, max_size=320,
+                                                score_thresh=0.0102995)),
+            torch.rand(1, 3, 320, 320), {}, False),
         "roi_align_head": lambda: (RoiAlignHead(), torch.randn(1, 3, 64, 64), {}, False),
         "r3d_18": video(tvv.r3d_18),
         "mc3_18": video(tvv.mc3_18),
