@@ -54,7 +54,7 @@ compares mgedump's output with something mgedump did not produce:
     ConvolutionBackwardData, Gemm/MatMul -> MatrixMul/BatchedMatrixMul (plus an
     unrolled RNN/GRU/LSTM's per gate and direction: one for the input, one per step,
     and an Einsum's one per product),
-    pools -> Pooling, Softmax -> Softmax;
+    pools -> Pooling (two for a 3-D MaxPool or AveragePool), Softmax -> Softmax;
   * compute operators in all ("compute_operators"), null where some ONNX operator
     has no rule here ("compute_operators_no_rule" lists them; the C++ check then
     skips the count);
@@ -338,17 +338,22 @@ def expectations(model):
             # maxvit_t's attention.
             unrolled_matmuls += len([i for i in n.input if i]) - 1
 
+    # A 3-D MaxPool or AveragePool is two Poolings, over (H, W) and then over D
+    # (ONNX_IMPORT.md, MaxPool / AveragePool): s3d's.
+    second_poolings = sum(1 for n in g.node
+                          if n.op_type in ("MaxPool", "AveragePool") and len(seq_lens.get(n.input[0], [])) == 5)
+
     histogram = {}
     for n in g.node:
         histogram[n.op_type] = histogram.get(n.op_type, 0) + 1
+    extra = {"matmul": unrolled_matmuls, "pooling": second_poolings}
     return {
         "onnx_nodes": len(g.node),
         "onnx_op_histogram": dict(sorted(histogram.items())),
         "onnx_initializers": len(inits),
         "onnx_initializer_bytes": int(sum(tensor_nbytes(t) for t in g.initializer)),
         "folded_batch_norms": len(folded_bns),
-        "families": {k: sum(histogram.get(op, 0) for op in ops) + (unrolled_matmuls if k == "matmul" else 0)
-                     for k, ops in FAMILIES.items()},
+        "families": {k: sum(histogram.get(op, 0) for op in ops) + extra.get(k, 0) for k, ops in FAMILIES.items()},
         "compute_operators": compute,
         "compute_operators_no_rule": no_rule,
         "params": len(kept) + 2 * len(folded_bns) + 2 * lone_bns,
@@ -663,6 +668,9 @@ CORPUS = {
     "r3d_18": BOTH,
     "mc3_18": BOTH,
     "r2plus1d_18": BOTH,
+    # S3D: separable 3-D convolutions ((1,k,k) then (k,1,1)), 3-D max pools,
+    # inception branches; its final average pool needs 16 x 224 x 224.
+    "s3d": BOTH,
 }
 # Models over 500 MB of weights (13.8 GB of the 22.4 GB the 80 classifiers hold, per
 # opset; at both opsets the whole corpus would be 45 GB). Their .onnx files are not
@@ -753,6 +761,11 @@ def models():
         # they were trained on, the same operators, and the evaluator's check of
         # three 3-D ResNets takes seconds rather than minutes.
         return lambda: (factory(weights=None), torch.randn(1, 3, 8, 56, 56), {}, True)
+
+    def s3d():
+        # Its (2, 7, 7) average pool over the last features wants the clip size it
+        # was trained on.
+        return tvv.s3d(weights=None), torch.randn(1, 3, 16, 224, 224), {}, True
 
     def transformer():
         layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.1)
@@ -897,6 +910,7 @@ def models():
         "r3d_18": video(tvv.r3d_18),
         "mc3_18": video(tvv.mc3_18),
         "r2plus1d_18": video(tvv.r2plus1d_18),
+        "s3d": s3d,
     }
     listed = set(tv.list_models(module=tv))
     if listed != set(CLASSIFIERS):
