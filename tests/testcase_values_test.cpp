@@ -14,6 +14,7 @@
 #include "engine/testcase/testcase_dump.h"
 #include "formats/npy.h"
 #include "ir/error.h"
+#include "ir/op_registry.h"
 #include "testcase_test_util.h"
 
 namespace mgedump {
@@ -112,6 +113,29 @@ TEST_F(TestcaseValues, AWrongExpectedValueFailsTheCheckWithItsErr) {
     const float e = right + 0.5f;
     EXPECT_FLOAT_EQ(static_cast<float>(r.cases[1].outputs[0].err),
                     std::fabs(e - right) / std::max(std::min(e, right), 1.f));
+}
+
+TEST_F(TestcaseValues, AnAssertEqualWithoutMaxerrIsAnErrorNotARead) {
+    // Only a graph that skipped validation can lack the field; the check must
+    // say so rather than index the param table with find_field's -1.
+    formats::TestcaseFile f =
+        test::dump_testcases(tc::make_testcases(two_output_model(), options({"#rand(0,1)", "#rand(0,1)"})))
+            .read();
+    ir::Graph& g = f.model.graph;
+    const ir::OpTypeId assert_equal = ir::find_op("AssertEqual");
+    int stripped = 0;
+    for (uint32_t o = 0; o < g.oprs.size(); ++o)
+        if (g.oprs.type[o] == assert_equal) {
+            g.params[g.oprs.params[o].begin].fields.clear();
+            ++stripped;
+        }
+    ASSERT_EQ(stripped, 2);
+    try {
+        tc::check_testcases(f);
+        FAIL() << "the check ran without maxerr";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("holds no 'maxerr' field"), std::string::npos) << e.what();
+    }
 }
 
 TEST_F(TestcaseValues, RandomValuesFollowTheDocumentedStream) {

@@ -11,6 +11,7 @@
 #include "engine/eval/elements.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
+#include "ir/opr_fields.h"
 
 namespace mgedump::engine::testcase {
 namespace {
@@ -99,8 +100,12 @@ TestcaseReport check_testcases(const formats::TestcaseFile& f, const eval::EvalO
             // The expect input's name says which output it is, also where the file
             // keeps no name for the var compared (FBS keeps only the outputs').
             c.name = expect_output_name(model, in[0]).value_or(var_label(model, in[1]));
-            const ir::ParamValue& p = model.params_of(o)[0];
-            c.maxerr = std::get<double>(p.fields[ir::find_field(ir::param_table(p.table), "maxerr")]);
+            // A graph that passed validation always holds it; a hand-built one
+            // that did not gets an error, not an out-of-range read.
+            const double* maxerr = ir::field_as<double>(model, o, "maxerr");
+            if (maxerr == nullptr)
+                throw Error(fmt::format("AssertEqual operator #{} holds no 'maxerr' field", o.value));
+            c.maxerr = *maxerr;
             ++r.asserts;
         } else {
             want(v);
