@@ -1,8 +1,9 @@
 // Reading back what an operator already in a graph was built with: the
 // operator that made a var, its type's name, and its param fields by name.
-// For code that looks at the operators before it (the dim bounds of
-// ir/dim_bounds.cpp, the ONNX importer's indexing lowering), which would
-// otherwise each walk the param tables their own way.
+// For code that reads the operators of a built graph (the dim bounds of
+// ir/dim_bounds.cpp, the ONNX importer's indexing lowering, strip info's
+// operator fields, the test-case check's maxerr), which would otherwise each
+// walk the param tables their own way.
 #pragma once
 
 #include <cstdint>
