@@ -322,14 +322,15 @@ def expectations(model):
     # A recurrent operator is unrolled: per direction and gate one MatrixMul of the
     # input over all steps, and one of the hidden state per step
     # (formats/onnx/ONNX_IMPORT.md, "Recurrent networks"); an Einsum is products.
-    seq_lens = {vi.name: vi.type.tensor_type.shape.dim
-                for vi in list(shape_inference.infer_shapes(model).graph.value_info) + list(g.input)}
+    # Every value's dims, from shape inference and the graph's inputs.
+    dims_of = {vi.name: vi.type.tensor_type.shape.dim
+               for vi in list(shape_inference.infer_shapes(model).graph.value_info) + list(g.input)}
     unrolled_matmuls = 0
     for n in g.node:
         gates = {"RNN": 1, "GRU": 3, "LSTM": 4}.get(n.op_type)
         if gates:
             attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
-            seq = seq_lens[n.input[0]][1 if attrs.get("layout", 0) else 0].dim_value
+            seq = dims_of[n.input[0]][1 if attrs.get("layout", 0) else 0].dim_value
             directions = 2 if attrs.get("direction", b"forward") == b"bidirectional" else 1
             unrolled_matmuls += directions * gates * (1 + seq)
         elif n.op_type == "Einsum":
@@ -341,7 +342,7 @@ def expectations(model):
     # A 3-D MaxPool or AveragePool is two Poolings, over (H, W) and then over D
     # (ONNX_IMPORT.md, MaxPool / AveragePool): s3d's.
     second_poolings = sum(1 for n in g.node
-                          if n.op_type in ("MaxPool", "AveragePool") and len(seq_lens.get(n.input[0], [])) == 5)
+                          if n.op_type in ("MaxPool", "AveragePool") and len(dims_of.get(n.input[0], [])) == 5)
 
     histogram = {}
     for n in g.node:
@@ -811,9 +812,13 @@ def models():
         def forward(self, x):
             return self.model(list(x))
 
+    def detector(model):
+        # The model is built before the image is drawn, so the seeded draws stay
+        # in the order the corpus's files were written with.
+        return Detector(model), torch.rand(1, 3, 320, 320), {}, False
+
     def ssdlite():
-        m = det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
-        return Detector(m), torch.rand(1, 3, 320, 320), {}, False
+        return detector(det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None))
 
     def ssdlite_no_detections():
         m = det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
@@ -821,13 +826,12 @@ def models():
         # threshold. (With 0.0125, just above 1/91, the scores of this model reach
         # 0.028 and 300 detections were kept.)
         m.score_thresh = 1.0
-        return Detector(m), torch.rand(1, 3, 320, 320), {}, False
+        return detector(m)
 
     def fcos(score_thresh):
         def make():
-            m = det.fcos_resnet50_fpn(weights=None, weights_backbone=None, min_size=320, max_size=320,
-                                      score_thresh=score_thresh)
-            return Detector(m), torch.rand(1, 3, 320, 320), {}, False
+            return detector(det.fcos_resnet50_fpn(weights=None, weights_backbone=None, min_size=320, max_size=320,
+                                                  score_thresh=score_thresh))
 
         return make
 
@@ -835,9 +839,8 @@ def models():
         # box_score_thresh 0.01: untrained, the box scores lie just above 1/91
         # (the default 0.05 would keep no detection).
         def make():
-            m = det.fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None, box_score_thresh=0.01,
-                                                          rpn_score_thresh=rpn_score_thresh)
-            return Detector(m), torch.rand(1, 3, 320, 320), {}, False
+            return detector(det.fasterrcnn_mobilenet_v3_large_320_fpn(
+                weights=None, weights_backbone=None, box_score_thresh=0.01, rpn_score_thresh=rpn_score_thresh))
 
         return make
 
@@ -900,12 +903,11 @@ def models():
         "fcos_resnet50_fpn_no_detections": fcos(1.0),
         "fasterrcnn_mobilenet_v3_large_320_fpn": faster_rcnn(rpn_score_thresh=0.0),
         "fasterrcnn_mobilenet_v3_large_320_fpn_no_proposals": faster_rcnn(rpn_score_thresh=1.0),
-        "retinanet_resnet50_fpn": lambda: (
-            # Untrained, the classifier's prior puts the scores in 0.0096-0.0104; 0.0102995
-            # lies in a gap of 9e-7 between two of them, far from the rounding of either.
-            Detector(det.retinanet_resnet50_fpn(weights=None, weights_backbone=None, min_size=320, max_size=320,
-                                                score_thresh=0.0102995)),
-            torch.rand(1, 3, 320, 320), {}, False),
+        # Untrained, the classifier's prior puts the scores in 0.0096-0.0104; 0.0102995
+        # lies in a gap of 9e-7 between two of them, far from the rounding of either.
+        "retinanet_resnet50_fpn": lambda: detector(
+            det.retinanet_resnet50_fpn(weights=None, weights_backbone=None, min_size=320, max_size=320,
+                                       score_thresh=0.0102995)),
         "roi_align_head": lambda: (RoiAlignHead(), torch.randn(1, 3, 64, 64), {}, False),
         "r3d_18": video(tvv.r3d_18),
         "mc3_18": video(tvv.mc3_18),
