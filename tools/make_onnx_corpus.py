@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Generate the ONNX corpus: real torchvision architectures (every classifier of
 torchvision 0.14 at opsets 13 and 17, segmentation, detection, the three video
-classifiers on a short clip; random weights), a small nn.TransformerEncoder, a Conv1d
-audio net, LSTM/GRU text nets and a RoIAlign box head, exported with torch.onnx.export at the opsets the
-CORPUS table gives, plus for each model an expectation file computed from the ONNX
+classifiers on a short clip, RAFT's optical flow; random weights), a small
+nn.TransformerEncoder, a Conv1d audio net, LSTM/GRU text nets and a RoIAlign box
+head, exported with torch.onnx.export at the opsets the CORPUS table gives, plus for each model an expectation file computed from the ONNX
 graph with the `onnx` package alone.
 
 Run with Debian's interpreter (python3-torch, python3-torchvision, python3-onnx):
@@ -18,7 +18,9 @@ Writes OUT_DIR/<name>.onnx and OUT_DIR/<name>.expect.json (<name> is the stem:
 NAME at opset 13, NAME_opset<N> at another), and the numeric reference
 for the evaluator's check (tests/corpus/onnx_corpus_eval_check.cpp): OUT_DIR/<name>.input.npy,
 the very input the export traces (torch.manual_seed(0), then the model, then
-torch.randn: deterministic), and OUT_DIR/<name>.torch.<k>.npy, PyTorch's eval-mode
+torch.randn: deterministic; a model of several inputs, RAFT's two frames, has
+<name>.input.<k>.npy for each input k after the first, and the expectation file's
+input_files lists them in the graph's order), and OUT_DIR/<name>.torch.<k>.npy, PyTorch's eval-mode
 forward of it (output k of the flattened result, dicts in insertion order as
 torch.onnx.export flattens them; float32 as PyTorch computes it, INT64 token ids and
 labels as Int32, which is how MegEngine holds them), and OUT_DIR/<name>.torch64.<k>.npy,
@@ -90,8 +92,11 @@ import traceback
 
 import numpy as np
 
-# Bump whenever the expectation files gain or change a field (tools/corpus_test.sh
-# regenerates files with another version; the C++ check refuses them).
+# Bump whenever the expectation files gain or change a field the checks need
+# (tools/corpus_test.sh regenerates files with another version; the C++ check
+# refuses them). A field the checks read with a fallback that fits every older file
+# (input_files, whose absence means the one input_file) needs no bump, nor the
+# export of the whole corpus again.
 EXPECT_VERSION = 7
 
 # Operand positions that are shape-like: constant operands the importer folds or
@@ -672,6 +677,10 @@ CORPUS = {
     # S3D: separable 3-D convolutions ((1,k,k) then (k,1,1)), 3-D max pools,
     # inception branches; its final average pool needs 16 x 224 x 224.
     "s3d": BOTH,
+    # RAFT (optical flow, two frames: the corpus's model of two inputs): feature
+    # and context encoders, an all-pairs correlation volume and its pyramid, looked
+    # up around the current flow by GridSample, which needs opset 16.
+    "raft_small": (16,),
 }
 # Models over 500 MB of weights (13.8 GB of the 22.4 GB the 80 classifiers hold, per
 # opset; at both opsets the whole corpus would be 45 GB). Their .onnx files are not
@@ -736,10 +745,13 @@ def parse_entry(arg):
 
 def models():
     """name -> factory; a factory gives (model, example input, torch.onnx.export
-    keywords, classifier: whether output 0 is logits whose argmax must be PyTorch's)."""
+    keywords, classifier: whether output 0 is logits whose argmax must be PyTorch's).
+    The example is one tensor, or a tuple of them for a model of several inputs
+    (the forward's positional arguments, in order)."""
     import torch
     import torchvision.models as tv
     import torchvision.models.detection as det
+    import torchvision.models.optical_flow as flow
     import torchvision.models.segmentation as seg
     import torchvision.models.video as tvv
     from torch import nn
@@ -884,6 +896,39 @@ def models():
             adaptive = roi_align(f, self.same_size, (5, 3), spatial_scale=0.25, sampling_ratio=-1, aligned=False)
             return self.head(bins.flatten(1)), adaptive
 
+    class LastFlow(nn.Module):
+        """RAFT's last flow estimate for two frames (its forward returns every
+        update's)."""
+
+        def __init__(self, model, updates):
+            super().__init__()
+            self.model = model
+            self.updates = updates
+
+        def forward(self, frame1, frame2):
+            return self.model(frame1, frame2, num_flow_updates=self.updates)[-1]
+
+    def raft_small():
+        # torchvision builds RAFT's pixel-coordinate grid in float32 (.float())
+        # whatever the model's dtype, so the float64 reference run mixed float32 flow
+        # into float64 convolutions and failed. The grid in the default dtype is the
+        # same tensor in every float32 run (the export's and the reference's) and a
+        # float64 one in the float64 run (float64_reference sets the default).
+        import torchvision.models.optical_flow.raft as raft_impl
+
+        float32_grid = raft_impl.make_coords_grid
+
+        def grid_in_default_dtype(*args, **kwargs):
+            grid = float32_grid(*args, **kwargs)
+            return grid if grid.dtype == torch.get_default_dtype() else grid.to(torch.get_default_dtype())
+
+        raft_impl.make_coords_grid = grid_in_default_dtype
+        # Two of the default twelve updates: each update is the same operators
+        # (a correlation lookup by GridSample, a ConvGRU, the flow head), and the
+        # evaluator's check takes seconds rather than a minute.
+        return (LastFlow(flow.raft_small(weights=None), 2), (torch.rand(1, 3, 128, 128), torch.rand(1, 3, 128, 128)),
+                {}, False)
+
     table = {
         "resnet18": vision(tv.resnet18),
         # Eval-mode export folds BatchNorm into Conv itself; PRESERVE keeps the
@@ -913,6 +958,7 @@ def models():
         "mc3_18": video(tvv.mc3_18),
         "r2plus1d_18": video(tvv.r2plus1d_18),
         "s3d": s3d,
+        "raft_small": raft_small,
     }
     listed = set(tv.list_models(module=tv))
     if listed != set(CLASSIFIERS):
@@ -947,6 +993,25 @@ def megengine_array(t):
     return a
 
 
+def examples_of(example):
+    """A factory's example as the list of the forward's arguments."""
+    return list(example) if isinstance(example, tuple) else [example]
+
+
+def input_names(example):
+    """The ONNX graph's input names: "input" for a model of one input (what the
+    corpus has always used), input0, input1, ... for several."""
+    n = len(examples_of(example))
+    return ["input"] if n == 1 else [f"input{k}" for k in range(n)]
+
+
+def input_files(example, name_at):
+    """The .npy file of each input, in the graph's order: <stem>.input.npy for the
+    first (tools/corpus_test.sh looks for it), <stem>.input.<k>.npy for input k > 0."""
+    return [f"{name_at}.input.npy" if k == 0 else f"{name_at}.input.{k}.npy"
+            for k in range(len(examples_of(example)))]
+
+
 def calibrate_batch_norms(model, example):
     """Sets every BatchNorm's running statistics to those of its input on a batch of
     the example and one more random draw. With weights=None they are mean 0, variance
@@ -956,7 +1021,7 @@ def calibrate_batch_norms(model, example):
     import torch
 
     norms = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
-    if not norms or not example.is_floating_point():
+    if not norms or not all(e.is_floating_point() for e in examples_of(example)):
         return
     model.eval()  # only the norms in training mode: no dropout, no detection losses
     for m in norms:
@@ -964,7 +1029,7 @@ def calibrate_batch_norms(model, example):
         m.momentum = None  # a cumulative average: after one batch, its statistics
         m.train()
     with torch.no_grad():
-        model(torch.cat([example, torch.randn_like(example)]))
+        model(*[torch.cat([e, torch.randn_like(e)]) for e in examples_of(example)])
     for m in norms:
         m.momentum = 0.1
     model.eval()
@@ -985,7 +1050,8 @@ def write_onnx(model, example, out_dir, name_at, opset, export_args):
     os.makedirs(staging)
     try:
         staged = os.path.join(staging, "model.onnx")
-        torch.onnx.export(model, example, staged, opset_version=opset, input_names=["input"],
+        torch.onnx.export(model, tuple(examples_of(example)), staged, opset_version=opset,
+                          input_names=input_names(example),
                           output_names=["output"], do_constant_folding=True, **export_args)
         path = os.path.join(out_dir, f"{name_at}.onnx")
         data_file = f"{name_at}.onnx.data"
@@ -1017,7 +1083,7 @@ def float64_reference(model, example, out_dir, name_at):
     torch.set_default_dtype(torch.float64)
     try:
         # Grad enabled, as for the float32 run: the same (unfused) attention path.
-        result = model(example.double() if example.is_floating_point() else example)
+        result = model(*[e.double() if e.is_floating_point() else e for e in examples_of(example)])
     finally:
         torch.set_default_dtype(previous)
     files = []
@@ -1086,13 +1152,15 @@ def export(out_dir, name, opset, factory):
     # aten::_native_multi_head_attention, which torch 1.13 cannot export. The reference
     # forward takes the same path as the traced one.
     # The forward PyTorch computes, on the very input the export traces.
-    result = model(example)
+    result = model(*examples_of(example))
     # Checked before anything is written, so that a refused model leaves no file.
     if name in EMPTY_OUTPUTS and any(t.numel() for t in flat_tensors(result)):
         raise RuntimeError(f"PyTorch's outputs are not empty ({[tuple(t.shape) for t in flat_tensors(result)]}): "
                            "the check of the empty case would be vacuous")
     reference = torch_outputs(result)
-    np.save(os.path.join(out_dir, f"{name_at}.input.npy"), megengine_array(example))
+    files = input_files(example, name_at)
+    for e, f in zip(examples_of(example), files):
+        np.save(os.path.join(out_dir, f), megengine_array(e))
     output_files = []
     for k, t in enumerate(flat_tensors(result)):
         output_files.append(f"{name_at}.torch.{k}.npy")
@@ -1114,7 +1182,8 @@ def export(out_dir, name, opset, factory):
     expect["expect_version"] = EXPECT_VERSION
     expect["opset"] = opset
     expect["torch_outputs"] = reference
-    expect["input_file"] = f"{name_at}.input.npy"
+    expect["input_file"] = files[0]
+    expect["input_files"] = files
     expect["torch_output_files"] = output_files
     expect["torch64_output_files"] = output64_files
     expect["classifier"] = classifier

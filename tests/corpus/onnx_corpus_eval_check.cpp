@@ -2,7 +2,7 @@
 // model tools/make_onnx_corpus.py generated is imported, dumped in FBS_V2 and FBS
 // (MegEngine's default dump, compatibility rewrites included) and read back, and
 // each of the three graphs (as imported, and each file as loaded) is executed by
-// engine::eval on the input the export traced. Every float output must be within
+// engine::eval on the inputs the export traced. Every float output must be within
 // 1e-4 of the largest |output| of PyTorch's eval-mode forward of the model in
 // float64 on that input (the <name>.torch64.<k>.npy files, stored as float32), and
 // a classifier's argmax must be that of PyTorch's float32 forward (<name>.torch.<k>.npy).
@@ -145,6 +145,12 @@ TEST_P(OnnxCorpusEval, OutputsMatchPyTorchAsImportedAndInBothFormats) {
     if (is_expected_refusal(expect, name)) return;
     const auto& output_files = expect["torch_output_files"];
     const bool classifier = expect["classifier"].get<bool>();
+    // input_files came with RAFT, the first model of two inputs; the files of
+    // single-input models written before it name their one input in input_file
+    // (the same name the script writes today, so they need no export again).
+    const std::vector<std::string> input_files =
+        expect.contains("input_files") ? expect["input_files"].get<std::vector<std::string>>()
+                                       : std::vector<std::string>{expect["input_file"].get<std::string>()};
 
     // want: PyTorch's float32 forward; want64: the float64 one (absent for an
     // integer output, whose reference is the float32 run's).
@@ -172,12 +178,17 @@ TEST_P(OnnxCorpusEval, OutputsMatchPyTorchAsImportedAndInBothFormats) {
     }
     for (Variant& v : graphs) {
         SCOPED_TRACE(v.label);
+        // Every input the export traced, by name: the graph's inputs are the ONNX
+        // graph's, in its order, each with its .npy file.
         const std::vector<eval::GraphInput> inputs = eval::graph_inputs(v.graph);
-        ASSERT_EQ(inputs.size(), 1u);
-        ASSERT_EQ(inputs[0].name, expect["inputs"][0].get<std::string>());
+        ASSERT_EQ(inputs.size(), expect["inputs"].size());
+        ASSERT_EQ(inputs.size(), input_files.size());
         eval::Feeds feeds;
-        feeds.emplace(inputs[0].name,
-                      eval::read_npy_tensor(corpus_dir() / expect["input_file"].get<std::string>(), inputs[0].dtype));
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            ASSERT_EQ(inputs[i].name, expect["inputs"][i].get<std::string>());
+            feeds.emplace(inputs[i].name,
+                          eval::read_npy_tensor(corpus_dir() / input_files[i], inputs[i].dtype));
+        }
 
         const auto started = std::chrono::steady_clock::now();
         std::vector<eval::EvalOutput> got;
