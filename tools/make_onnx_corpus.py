@@ -132,7 +132,6 @@ def compute_operator_count(model, folded_bns, inits):
     {op type: count} of the nodes this count has no rule for. With any such node the
     count is None: the model is still exported (the importer may map the operator, or
     its refusal is itself the finding), and the C++ check skips the count."""
-    import onnx
     from onnx import TensorProto, helper, numpy_helper, shape_inference
 
     inferred = shape_inference.infer_shapes(model)
