@@ -39,10 +39,13 @@ namespace {
 // MegEngine's loader rebuilds every operator with its make function, which infers
 // the outputs and refuses what breaks a rule; the graph read gets the same
 // dtypes and shapes. A shape the file records stays (FBS_V2 MiddleTensor).
+// What MegEngine refuses only when it runs the graph is read, as its loader
+// does; such a graph stays marked not inferred, so that a dump of it infers it
+// again and refuses it with the rule (nothing written is a graph that fails).
 void infer_loaded(ir::Graph& g) {
     ir::InferState state;
     try {
-        state = ir::infer_graph(g);
+        state = ir::infer_graph(g, /*refuse_run_time_failures=*/false);
     } catch (const GraphError& e) {
         throw FormatError(fmt::format("{} (the file's graph breaks this rule; MegEngine's loader refuses it too)",
                                       e.what()));
@@ -51,7 +54,7 @@ void infer_loaded(ir::Graph& g) {
         if (state.dtypes[v].valid) g.vars.dtype[v] = state.dtypes[v];
         if (state.shapes[v].known() && g.vars.shape[v].empty()) g.vars.shape[v] = g.add_dims(state.shapes[v].dims());
     }
-    g.inferred = true;
+    g.inferred = state.run_time_failures == 0;
 }
 
 LoadedModel read_at(ir::Bytes bytes, uint64_t base, const std::shared_ptr<const void>& keepalive) {

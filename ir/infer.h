@@ -92,6 +92,13 @@ struct InferState {
         std::vector<uint8_t> outputs_set;
     } scratch;
 
+    // Some graphs MegEngine builds and loads, but refuses when it runs them (a
+    // Reduce MAX of an empty input into a non-empty output). A builder and a
+    // dump refuse them before writing (true); a reader accepts them, as
+    // MegEngine's loader does, and counts them here (false).
+    bool refuse_run_time_failures = true;
+    uint32_t run_time_failures = 0;
+
     // Sizes the tables; entries added know nothing (adopt starts them from the graph).
     void resize(size_t vars);
     // Covers every var of `g`: vars not seen yet start with the graph's record
@@ -136,8 +143,8 @@ void infer_operator(const Graph& g, OprId o, InferState& state);
 // Every operator of `order` (a dump order: each operator at most once), first to last.
 InferState infer_graph(const Graph& g, std::span<const OprId> order);
 // The same in the graph's own operator order (builders and loaders create
-// operators after their inputs).
-InferState infer_graph(const Graph& g);
+// operators after their inputs). `refuse_run_time_failures`: InferState's.
+InferState infer_graph(const Graph& g, bool refuse_run_time_failures = true);
 
 // Writes the inferred dtypes and shapes of `o`'s outputs (without `o`: of every
 // var the state covers, in one pass over the var table; a var no rule reached

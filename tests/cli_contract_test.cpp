@@ -121,6 +121,24 @@ TEST_F(CliContract, DumpOfAMgeFileSaysToUseConvert) {
     EXPECT_FALSE(fs::exists(dir / "again.mge"));
 }
 
+TEST_F(CliContract, ConvertNamesTheModelWhenTheDumpRefusesItsGraph) {
+    // A Softmax over an empty axis dumps to FBS_V2 as it is; FBS's rewrite of it
+    // takes a MAX that MegEngine refuses when it runs, so the FBS dump is refused,
+    // as an error of the model read, and nothing is written.
+    const std::string g = write("sm.json", R"({"format": "mgedump-graph", "version": 1,
+        "inputs": [{"name": "x", "dtype": "Float32", "shape": [2, 0]}],
+        "operators": [{"op": "Softmax", "name": "sm", "inputs": ["x"], "params": {"axis": 1}}],
+        "outputs": ["sm"]})");
+    const std::string v2 = (dir / "sm.mge").string(), fbs = (dir / "sm_fbs.mge").string();
+    ASSERT_EQ(run_cli("dump " + g + " -o " + v2).status, 0);
+    CliRun r = run_cli("convert " + v2 + " -o " + fbs + " --dump-format FBS");
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("mgedump convert: " + v2 + ": operator #1 'sm' (Softmax)"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("MAX of an empty input [2,0]"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(fbs));
+}
+
 TEST_F(CliContract, ConvertWritesFbsV2ByDefaultAndSaysSo) {
     const std::string g = write("g.json", kAppendixCGraph), fbs = (dir / "fbs.mge").string(), v2 = (dir / "v2.mge").string();
     ASSERT_EQ(run_cli("dump " + g + " -o " + fbs + " --dump-format FBS").status, 0);

@@ -31,9 +31,10 @@ ir::Graph spoiled(Break&& break_it) {
     return g;
 }
 
-std::string dump_error(const ir::Graph& g, bool no_change_graph) {
+std::string dump_error(const ir::Graph& g, bool no_change_graph, DumpFormat format = DumpFormat::FBS_V2) {
     DumpOptions options;
     options.no_change_graph = no_change_graph;
+    options.dump_format = format;
     std::vector<std::byte> out;
     try {
         dump_graph(g, options, nullptr, [&](uint64_t n) {
@@ -75,6 +76,25 @@ TEST(DumpInvalidGraph, AVolatileOutputIsRefused) {
         const std::string e = dump_error(g, no_change);
         EXPECT_NE(e.find("volatile"), std::string::npos) << e;
     }
+}
+
+TEST(DumpInvalidGraph, FbsSoftmaxOverAnEmptyAxisIsRefusedForItsRewritesMax) {
+    // FBS writes Softmax as EXP(x - MAX(x)) / SUM(...): over an empty axis with
+    // rows left, that MAX throws when MegEngine runs the graph (basic_arith.cpp,
+    // Reduce::KernScheduler::execute), where FBS_V2's own Softmax gives [2,0].
+    auto softmax_of = [](std::vector<uint32_t> shape) {
+        ir::GraphBuilder b;
+        b.output(b.op("Softmax", {b.input("x", kF32, std::move(shape))}, {{"axis", 1}}, named("sm")), "p");
+        return b.graph();
+    };
+    const ir::Graph empty_axis = softmax_of({2, 0});
+    const std::string e = dump_error(empty_axis, false, DumpFormat::FBS);
+    EXPECT_NE(e.find("'sm' (Softmax)"), std::string::npos) << e;
+    EXPECT_NE(e.find("MAX of an empty input [2,0]"), std::string::npos) << e;
+    EXPECT_NE(e.find("no_change_graph"), std::string::npos) << e;
+    EXPECT_EQ(dump_error(empty_axis, false, DumpFormat::FBS_V2), "");
+    // No rows: the MAX's output is empty too, and MegEngine returns before it.
+    EXPECT_EQ(dump_error(softmax_of({0, 5}), false, DumpFormat::FBS), "");
 }
 
 }  // namespace

@@ -239,6 +239,13 @@ const std::vector<InvalidCase>& cases() {
             "outputs": ["sq"])",
          {"'sq' (Elemwise)", "compatibility rewrite", "Int32", "no_change_graph"},
          ""},
+        // MegEngine builds it and refuses it when it runs (Reduce::KernScheduler::execute).
+        {"reduce_max_of_empty_input",
+         R"("inputs": [{"name": "x", "dtype": "Float32", "shape": [2, 0]}],
+            "operators": [{"op": "Reduce", "name": "mx", "inputs": ["x"], "params": {"mode": "MAX", "axis": 1}}],
+            "outputs": ["mx"])",
+         {"'mx' (Reduce)", "MAX of an empty input [2,0] into a non-empty output [2,1]"},
+         R"(operators[0] ("mx", Reduce))"},
         {"maxpool_uint8",
          R"("inputs": [{"name": "x", "dtype": "Uint8", "shape": [1, 3, 8, 8]}],
             "operators": [{"op": "Pooling", "name": "mp", "inputs": ["x"], "params": {"mode": "MAX"}}],

@@ -336,6 +336,42 @@ TEST(ModelReader, ConvertReproducesAppendixCByteForByteInBothFormats) {
     }
 }
 
+TEST(ModelReader, AGraphMegEngineRefusesOnlyWhenItRunsIsReadAndNotDumpedAgain) {
+    // What a MegEngine dumper writes for Reduce MAX over an empty axis: MegEngine
+    // loads it and refuses it when it runs (Reduce::KernScheduler::execute). The
+    // builder refuses that graph, so it is built over [2,1] and the input's
+    // record made [2,0] before the dump (which reads the records of an inferred
+    // graph and infers nothing).
+    ir::GraphBuilder b;
+    const ir::VarId x = b.input("x", ir::DType::of(ir::DTypeEnum::Float32), {2, 1});
+    b.output(b.op("Reduce", {x}, {{"mode", "MAX_"}, {"axis", 1}}), "m");
+    ir::Graph g = b.finish();
+    const uint32_t empty[] = {2, 0};
+    const ir::Range dims = g.add_dims(empty);
+    g.tensors.shape[g.oprs.tensors[g.vars.owner[x.value].value].begin] = dims;
+    g.vars.shape[x.value] = dims;
+    const auto bytes = test::owned_bytes(engine::dump_graph(g, engine::DumpOptions{}).bytes.to_bytes());
+
+    // Read as MegEngine's loader reads it, with the output's shape...
+    const formats::LoadedModel m = test::load_bytes(bytes);
+    ASSERT_EQ(m.graph.outputs.size(), 1u);
+    const auto out = m.graph.var_shape(m.graph.outputs[0]);
+    EXPECT_EQ(std::vector<uint32_t>(out.begin(), out.end()), (std::vector<uint32_t>{2, 1}));
+    // ...but not marked inferred, so that a dump of it infers it and refuses it.
+    EXPECT_FALSE(m.graph.inferred);
+    try {
+        engine::dump_graph(m.graph, engine::redump_options(m));
+        FAIL() << "a graph MegEngine refuses to run was written";
+    } catch (const GraphError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("MAX of an empty input [2,0] into a non-empty output [2,1]"), std::string::npos)
+            << what;
+        EXPECT_NE(what.find("refuses it when the graph runs"), std::string::npos) << what;
+    }
+    // A file without such an operator is read as inferred (a dump infers nothing).
+    EXPECT_TRUE(test::load_bytes(test::owned_bytes(test::appendix_c_v2())).graph.inferred);
+}
+
 TEST(ModelReader, ConvertCommandReproducesAppendixCFiles) {
     const std::string dir = ::testing::TempDir();
     int k = 0;

@@ -22,8 +22,11 @@ ir::InferState infer_rewritten(const ir::Graph& g, std::span<const ir::OprId> or
         } catch (const GraphError& e) {
             if (o.value < first_added || o.value - first_added >= added_source.size()) throw;
             throw GraphError(fmt::format(
-                "{}: its compatibility rewrite builds an operator MegEngine refuses: {}. MegEngine's dumper fails "
-                "on the same rewrite; dump with no_change_graph=True (--no-change-graph) to keep the operator as it is",
+                "{}: its compatibility rewrite builds an operator MegEngine refuses: {}. MegEngine's dumper "
+                "makes the "
+                "same rewrite, and the result fails in MegEngine too (where it builds the graph, or where it "
+                "runs "
+                "it); dump with no_change_graph=True (--no-change-graph) to keep the operator as it is",
                 ir::describe_opr(g, added_source[o.value - first_added]), e.what()));
         }
     }

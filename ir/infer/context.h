@@ -279,6 +279,17 @@ public:
         fail_message(fmt::format(f, std::forward<Args>(args)...));
     }
     [[noreturn]] void fail_message(const std::string& rule) const;
+    // A rule MegEngine checks only when the graph runs: refused as fail() does,
+    // unless the state accepts such graphs (InferState::refuse_run_time_failures),
+    // where it is counted and the rule goes on.
+    template <class... Args>
+    void fail_when_run(fmt::format_string<Args...> f, Args&&... args) const {
+        if (state_.refuse_run_time_failures)
+            fail_message(fmt::format(f, std::forward<Args>(args)...) +
+                         "; MegEngine builds and loads it, and refuses "
+                         "it when the graph runs");
+        ++state_.run_time_failures;
+    }
 
     // Checks the input count against [lo, hi] with MegEngine's reason.
     void expect_inputs(size_t lo, size_t hi) const {

@@ -240,8 +240,9 @@ void infer_operator(const Graph& g, OprId o, InferState& state) {
     return state;
 }
 
-InferState infer_graph(const Graph& g) {
+InferState infer_graph(const Graph& g, bool refuse_run_time_failures) {
     InferState state;
+    state.refuse_run_time_failures = refuse_run_time_failures;
     state.adopt(g);
     walk(rule_table(), g, EveryOperator{static_cast<uint32_t>(g.oprs.size())}, state);
     return state;

@@ -140,6 +140,20 @@ std::vector<double> reduce_values(const std::vector<double>& in, const Shape& is
         }
     }
 
+    // Reduce::KernScheduler::execute (basic_arith.cpp): an empty input fills a
+    // non-empty output for SUM, SUM_SQR, PRODUCT and MEAN, but MIN and MAX throw
+    // "empty input is not allowed" when the graph runs. Known here only when both
+    // shapes are; at run time the evaluator refuses it the same way. Where the
+    // state accepts it (a file read), the output has its shape and no value.
+    if (is.known() && os.known() && is.elements() == 0 && os.elements() != 0 &&
+        (mode == "MIN_" || mode == "MAX_")) [[unlikely]] {
+        ctx.fail_when_run(
+            "{} of an empty input {} into a non-empty output {} (only SUM, SUM_SQR, PRODUCT and "
+            "MEAN fill an empty input's output)",
+            mode.substr(0, 3), shape_string(is), shape_string(os));
+        return ctx.set_output(0, out, os);
+    }
+
     // Reduce::init_output_static_infer_desc registers value inference.
     const StaticValue* v = ctx.value(0);
     // The output's size is checked too: an empty input reduces to a target of any size.

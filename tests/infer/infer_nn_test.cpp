@@ -91,6 +91,36 @@ TEST(InferNn, ReduceOfAnEmptyValueToALargeTargetKnowsTheShapeNotTheValue) {
     EXPECT_FALSE(has_value(b, s));
 }
 
+TEST(InferNn, ReduceMinOrMaxOfAnEmptyInputIsRefusedWhereItFillsAnOutput) {
+    GraphBuilder b;
+    VarId x = b.input("x", F32, {2, 0});
+    // basic_arith.cpp Reduce::KernScheduler::execute: an empty output returns
+    // first; SUM, SUM_SQR, PRODUCT and MEAN fill a non-empty one (0, 0, 1, NaN);
+    // MIN and MAX throw "empty input is not allowed for reduce mode".
+    expect_refused(
+        [&] {
+            b.op("Reduce", {x}, {{"mode", "MAX_"}, {"axis", 1}});
+        },
+        "MAX of an empty input [2,0] into a non-empty output [2,1]");
+    expect_refused([&] { b.op("Reduce", {x}, {{"mode", "MIN_"}, {"axis", 1}}); }, "MIN of an empty input");
+    expect_refused(
+        [&] {
+            b.op("Reduce", {x, b.constant<int32_t>({2}, {2, 1})}, {{"mode", "MAX_"}});
+        },
+        "MAX of an empty input");
+    for (const char* mode : {"SUM", "SUM_SQR", "PRODUCT", "MEAN"})
+        EXPECT_EQ(shape_of(b, b.op("Reduce", {x}, {{"mode", mode}, {"axis", 1}})),
+                  (std::vector<uint32_t>{2, 1}))
+            << mode;
+    // Reduced along its non-empty axis, [0,3] gives an empty [0,1]: nothing to fill.
+    VarId rows = b.input("rows", F32, {0, 3});
+    EXPECT_EQ(shape_of(b, b.op("Reduce", {rows}, {{"mode", "MAX_"}, {"axis", 1}})),
+              (std::vector<uint32_t>{0, 1}));
+    // A shape known only at run time stays unknown (the evaluator refuses then).
+    VarId unknown = b.input("unknown", F32, {});
+    EXPECT_TRUE(shape_of(b, b.op("Reduce", {unknown}, {{"mode", "MAX_"}, {"axis", 1}})).empty());
+}
+
 // ------------------------------------------------------------------ Softmax
 
 TEST(InferNn, Softmax) {

@@ -40,6 +40,9 @@ std::string written_format(const engine::DumpOptions& o) {
 }
 
 void run_convert(const ConvertCommand& c) {
+    // Set once the model is read: the dump's own errors (an operator it refuses)
+    // then name the model too, as the reader's already do.
+    std::string current;
     try {
         check_flags_take_effect(*c.cmd, c.flags);
         check_strip_info_target(c.flags, std::span(&c.input, 1), c.output);  // before anything is read
@@ -69,8 +72,10 @@ void run_convert(const ConvertCommand& c) {
             graph = std::move(m.graph);
             input_format = formats::model_format_name(m.format);
         }
+        current = c.input;
         engine::check_options(options);
         engine::Dumped d = engine::dump_graph(graph, options);
+        current.clear();  // a write error names the output itself
         engine::remove_stale_temp_files(engine::temp_dir_for(c.output));  // left by killed runs
         engine::write_file_atomically(c.output, d.bytes);  // "-": standard output (engine/artifact_file.h)
         std::ostream& report = c.output == "-" ? std::cerr : std::cout;  // stdout holds the artifact
@@ -90,7 +95,8 @@ void run_convert(const ConvertCommand& c) {
                    << fmt::format("  written as {} (input {}: {})\n", written_format(options), c.input, input_format);
         }
     } catch (const mgedump::Error& e) {
-        std::cerr << fmt::format("mgedump convert: {}\n", e.what());
+        std::cerr << (current.empty() ? fmt::format("mgedump convert: {}\n", e.what())
+                                      : fmt::format("mgedump convert: {}: {}\n", current, e.what()));
         // Options that cannot work (together, or for this model) are usage errors.
         set_exit_code(dynamic_cast<const OptionError*>(&e) ? 2 : 1);
     }
