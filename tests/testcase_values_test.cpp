@@ -134,7 +134,8 @@ TEST_F(TestcaseValues, AnAssertEqualWithoutMaxerrIsAnErrorNotARead) {
         tc::check_testcases(f);
         FAIL() << "the check ran without maxerr";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("holds no 'maxerr' field"), std::string::npos) << e.what();
+        const std::string what = e.what();
+        EXPECT_NE(what.find("(AssertEqual) holds no 'maxerr' field"), std::string::npos) << what;
     }
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "engine/eval/elements.h"
+#include "ir/describe.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
 #include "ir/opr_fields.h"
@@ -104,7 +105,7 @@ TestcaseReport check_testcases(const formats::TestcaseFile& f, const eval::EvalO
             // that did not gets an error, not an out-of-range read.
             const double* maxerr = ir::field_as<double>(model, o, "maxerr");
             if (maxerr == nullptr)
-                throw Error(fmt::format("AssertEqual operator #{} holds no 'maxerr' field", o.value));
+                throw Error(fmt::format("{} holds no 'maxerr' field", ir::describe_opr(model, o)));
             c.maxerr = *maxerr;
             ++r.asserts;
         } else {
