@@ -372,6 +372,67 @@ TEST(ModelReader, AGraphMegEngineRefusesOnlyWhenItRunsIsReadAndNotDumpedAgain) {
     EXPECT_TRUE(test::load_bytes(test::owned_bytes(test::appendix_c_v2())).graph.inferred);
 }
 
+// A graph built over Float32 whose input record (and the vars that follow its
+// dtype) is then given `dtype`: what a MegEngine dumper writes for a graph
+// MegEngine builds with that dtype, which the builder refuses.
+std::vector<uint8_t> retyped_input_file(ir::Graph g, ir::VarId x, std::vector<ir::VarId> follow,
+                                        ir::DType dtype) {
+    g.tensors.dtype[g.oprs.tensors[g.vars.owner[x.value].value].begin] = dtype;
+    g.vars.dtype[x.value] = dtype;
+    for (ir::VarId v : follow) g.vars.dtype[v.value] = dtype;
+    return test::as_u8(engine::dump_graph(g, engine::DumpOptions{}).bytes.to_bytes());
+}
+
+TEST(ModelReader, DtypesMegEngineRefusesOnlyWhenItRunsAreReadAndNotDumpedAgain) {
+    const ir::DType f32 = ir::DType::of(ir::DTypeEnum::Float32);
+    struct Case {
+        const char* what;
+        std::vector<uint8_t> bytes;
+        ir::DType output_dtype;
+        std::string rule;
+    };
+    std::vector<Case> cases;
+    {
+        // Pooling's dtype rule is in check_layout_fwd, which only check_exec calls.
+        ir::GraphBuilder b;
+        const ir::VarId x = b.input("x", f32, {1, 1, 4, 4});
+        const ir::VarId y = b.op("Pooling", {x}, {{"mode", "MAX"}});
+        b.output(y, "y");
+        const ir::DType u8 = ir::DType::of(ir::DTypeEnum::Uint8);
+        cases.push_back(
+            {"Uint8 Pooling", retyped_input_file(b.finish(), x, {y}, u8), u8, "input 0 is Uint8"});
+    }
+    {
+        // CheckNonFinite's outputs are Float32 whatever its inputs; its run copies
+        // each input into its output, which fails for another dtype. (Both files
+        // load in MegEngine and fail in its run, as these rules say.)
+        ir::GraphBuilder b;
+        const ir::VarId x = b.input("x", f32, {3});
+        ir::OpOptions two;
+        two.outputs = 2;
+        const ir::VarId copy = b.op("CheckNonFinite", {x}, {}, two);
+        b.output(copy, "copy");
+        const ir::DType f16 = ir::DType::of(ir::DTypeEnum::Float16);
+        cases.push_back({"Float16 CheckNonFinite", retyped_input_file(b.finish(), x, {}, f16), f32,
+                         "input 0 is Float16; CheckNonFinite's outputs are Float32 copies"});
+    }
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        const formats::LoadedModel m = test::load_bytes(test::owned_bytes(c.bytes));
+        ASSERT_EQ(m.graph.outputs.size(), 1u);
+        EXPECT_EQ(m.graph.vars.dtype[m.graph.outputs[0].value], c.output_dtype);
+        EXPECT_FALSE(m.graph.inferred);
+        try {
+            engine::dump_graph(m.graph, engine::redump_options(m));
+            FAIL() << "a graph MegEngine refuses to run was written";
+        } catch (const GraphError& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find(c.rule), std::string::npos) << what;
+            EXPECT_NE(what.find("refuses it when the graph runs"), std::string::npos) << what;
+        }
+    }
+}
+
 TEST(ModelReader, ConvertCommandReproducesAppendixCFiles) {
     const std::string dir = ::testing::TempDir();
     int k = 0;

@@ -228,10 +228,16 @@ void infer_check_non_finite(InferContext& ctx) {
     if (ctx.nr_outputs() != n + 1)
         ctx.fail("CheckNonFinite with {} inputs has {} outputs (one per input and the flag), not {}", n,
                  n + 1, ctx.nr_outputs());
-    // Its outputs are Float32 copies of the inputs (copy_from_fixlayout asserts
-    // equal dtypes), so inputs of any other dtype fail at run time.
-    need_float32(ctx, 0, n,
-                 "CheckNonFinite's outputs are Float32 copies of its inputs, so inputs must be Float32");
+    // Its outputs are Float32 whatever the inputs (misc.cpp's constructor), and
+    // scn_do_execute copies each input into its output, which fails for any
+    // other dtype ("attempt to access dtype Float32 as Float16"): such inputs
+    // build and load, and fail when the graph runs.
+    for (size_t i = 0; i < n; ++i)
+        if (known_and(ctx, i, [](DType d) { return d.type != DTypeEnum::Float32; }))
+            ctx.fail_when_run(
+                "input {} is {}; CheckNonFinite's outputs are Float32 copies of its inputs, so "
+                "inputs must be Float32",
+                i, dtype_string(ctx.dtype(i)));
     for (size_t i = 0; i < n; ++i) ctx.set_output(i, DType::of(DTypeEnum::Float32), ctx.shape(i));
     // The flag's shape [1] is inferred from the inputs' shapes (misc.cpp:648), so
     // it is known only when they all are.

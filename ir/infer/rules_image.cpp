@@ -15,9 +15,13 @@ namespace {
 using conv::window_out;
 
 // dnn/src/common/pooling.cpp check_layout_fwd: float, Int8 or quantized inputs.
+// check_exec calls it when the graph runs; building one (deduce_layout) checks
+// no dtype, so MegEngine's loader reads such a graph. The output keeps the
+// input's dtype either way.
 void need_pooling_dtype(const InferContext& ctx, DType d) {
     if (d.valid && !(dtype_is_float(d.type) || d.type == DTypeEnum::Int8 || dtype_is_quantized(d.type)))
-        ctx.fail("pooling supports float, Int8 and quantized inputs, input 0 is {}", dtype_string(d));
+        ctx.fail_when_run("pooling supports float, Int8 and quantized inputs, input 0 is {}",
+                          dtype_string(d));
 }
 
 // Where the channel-packed formats keep their spatial dims: [n, c/k, h, w, k].
