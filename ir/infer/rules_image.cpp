@@ -47,6 +47,10 @@ void rule_pooling(InferContext& ctx) {
     need_pooling_dtype(ctx, d);
     const Shape& src = ctx.shape(0);
     if (!src.known()) return ctx.set_output(0, d, Shape{});
+    // deduce_layout_impl takes an empty input only as a 4-dim NCHW or NHWC one.
+    if (src.elements() == 0 && packed5(format))
+        ctx.fail("an empty input {} is supported only in formats NCHW and NHWC, not {}", shape_string(src),
+                 format);
     const uint32_t want = packed5(format) ? 5 : 4;
     if (src.ndim != want)
         ctx.fail("format {} needs a {}-dim input, input 0 is {}", format, want, shape_string(src));

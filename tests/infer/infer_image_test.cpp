@@ -32,6 +32,15 @@ TEST(InferImage, PoolingRefusals) {
     VarId u = b.input("u", DType::of(DTypeEnum::Uint8), {1, 2, 5, 5});
     expect_refused([&] { b.op("Pooling", {u}); }, "input 0 is Uint8");
     expect_refused([&] { b.op("Pooling", {x}, {{"format", "CHWN4"}}); }, "format CHWN4 is not supported");
+    // deduce_layout_impl: an empty input only in NCHW or NHWC.
+    VarId e = b.input("e", F32, {0, 1, 4, 4, 4});
+    expect_refused(
+        [&] {
+            b.op("Pooling", {e}, {{"format", "NCHW4"}});
+        },
+        "an empty input [0,1,4,4,4] is supported only in formats NCHW and NHWC, not NCHW4");
+    VarId e4 = b.input("e4", F32, {0, 1, 4, 4});
+    EXPECT_EQ(shape_of(b, b.op("Pooling", {e4})), (U{0, 1, 2, 2}));
 }
 
 TEST(InferImage, AdaptivePooling) {
