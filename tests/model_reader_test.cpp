@@ -372,14 +372,14 @@ TEST(ModelReader, AGraphMegEngineRefusesOnlyWhenItRunsIsReadAndNotDumpedAgain) {
     EXPECT_TRUE(test::load_bytes(test::owned_bytes(test::appendix_c_v2())).graph.inferred);
 }
 
-// A graph built over Float32 whose input record (and the vars that follow its
-// dtype) is then given `dtype`: what a MegEngine dumper writes for a graph
-// MegEngine builds with that dtype, which the builder refuses.
-std::vector<uint8_t> retyped_input_file(ir::Graph g, ir::VarId x, std::vector<ir::VarId> follow,
-                                        ir::DType dtype) {
-    g.tensors.dtype[g.oprs.tensors[g.vars.owner[x.value].value].begin] = dtype;
-    g.vars.dtype[x.value] = dtype;
-    for (ir::VarId v : follow) g.vars.dtype[v.value] = dtype;
+// A graph built over Float32 whose input records (and the vars that follow
+// their dtype) are then given `dtype`: what a MegEngine dumper writes for a
+// graph MegEngine builds with that dtype, which the builder refuses.
+std::vector<uint8_t> retyped_input_file(ir::Graph g, std::vector<ir::VarId> inputs,
+                                        std::vector<ir::VarId> follow, ir::DType dtype) {
+    for (ir::VarId x : inputs) g.tensors.dtype[g.oprs.tensors[g.vars.owner[x.value].value].begin] = dtype;
+    inputs.insert(inputs.end(), follow.begin(), follow.end());
+    for (ir::VarId v : inputs) g.vars.dtype[v.value] = dtype;
     return test::as_u8(engine::dump_graph(g, engine::DumpOptions{}).bytes.to_bytes());
 }
 
@@ -400,11 +400,11 @@ TEST(ModelReader, DtypesMegEngineRefusesOnlyWhenItRunsAreReadAndNotDumpedAgain) 
         b.output(y, "y");
         const ir::DType u8 = ir::DType::of(ir::DTypeEnum::Uint8);
         cases.push_back(
-            {"Uint8 Pooling", retyped_input_file(b.finish(), x, {y}, u8), u8, "input 0 is Uint8"});
+            {"Uint8 Pooling", retyped_input_file(b.finish(), {x}, {y}, u8), u8, "input 0 is Uint8"});
     }
     {
         // CheckNonFinite's outputs are Float32 whatever its inputs; its run copies
-        // each input into its output, which fails for another dtype. (Both files
+        // each input into its output, which fails for another dtype. (These files
         // load in MegEngine and fail in its run, as these rules say.)
         ir::GraphBuilder b;
         const ir::VarId x = b.input("x", f32, {3});
@@ -413,8 +413,19 @@ TEST(ModelReader, DtypesMegEngineRefusesOnlyWhenItRunsAreReadAndNotDumpedAgain) 
         const ir::VarId copy = b.op("CheckNonFinite", {x}, {}, two);
         b.output(copy, "copy");
         const ir::DType f16 = ir::DType::of(ir::DTypeEnum::Float16);
-        cases.push_back({"Float16 CheckNonFinite", retyped_input_file(b.finish(), x, {}, f16), f32,
+        cases.push_back({"Float16 CheckNonFinite", retyped_input_file(b.finish(), {x}, {}, f16), f32,
                          "input 0 is Float16; CheckNonFinite's outputs are Float32 copies"});
+    }
+    {
+        // FakeQuant builds with any one dtype for all its inputs (the output's);
+        // check_layout_fwd, which wants Float32, runs with check_exec.
+        ir::GraphBuilder b;
+        const ir::VarId x = b.input("x", f32, {4}), s = b.input("s", f32, {1}), z = b.input("z", f32, {1});
+        const ir::VarId y = b.op("FakeQuant", {x, s, z}, {{"qmin", -128}, {"qmax", 127}});
+        b.output(y, "y");
+        const ir::DType f16 = ir::DType::of(ir::DTypeEnum::Float16);
+        cases.push_back({"Float16 FakeQuant", retyped_input_file(b.finish(), {x, s, z}, {y}, f16), f16,
+                         "input 0 is Float16; FakeQuant takes Float32"});
     }
     for (const Case& c : cases) {
         SCOPED_TRACE(c.what);

@@ -18,13 +18,6 @@ bool known_and(const InferContext& ctx, size_t i, auto pred) {
     return d.valid && pred(d);
 }
 
-// Refuses unless every known input dtype in [first, last) is Float32.
-void need_float32(const InferContext& ctx, size_t first, size_t last, const char* rule) {
-    for (size_t i = first; i < last && i < ctx.nr_inputs(); ++i)
-        if (known_and(ctx, i, [](DType d) { return d.type != DTypeEnum::Float32; }))
-            ctx.fail("input {} is {}; {}", i, dtype_string(ctx.dtype(i)), rule);
-}
-
 bool eq_shape(const Shape& a, const Shape& b) { return !a.known() || !b.known() || a == b; }
 
 }  // namespace
@@ -199,16 +192,26 @@ void infer_masked_fill(InferContext& ctx) {
 
 namespace {
 
-// FakeQuant, TQT, LSQ (dnn/src/common/fake_quant.cpp:13, tqt.cpp, lsq.cpp): every
-// input Float32; the naive kernels broadcast the scale-like inputs to input 0.
+// FakeQuant, TQT, LSQ. Built, they keep OperatorNodeBase::init_output_dtype
+// (operator_node.cpp:297): every input of one dtype, which the output takes.
+// Their other rules are checked only when the graph runs, so MegEngine's loader
+// reads a graph that breaks them: check_layout_fwd (dnn/src/common/fake_quant.cpp:13,
+// tqt.cpp, lsq.cpp) wants Float32, and the naive kernels broadcast the
+// scale-like inputs to input 0.
 void fake_quantizer(InferContext& ctx, size_t n, const char* what) {
     ctx.expect_inputs(n, n);
-    need_float32(ctx, 0, n, what);
+    const DType d = ctx.dtype(0);
+    for (size_t i = 1; i < n; ++i)
+        if (d.valid && ctx.dtype(i).valid && !(ctx.dtype(i) == d))
+            ctx.fail("input {} is {}, input 0 is {}: every input must have one dtype; {}", i,
+                     dtype_string(ctx.dtype(i)), dtype_string(d), what);
+    if (d.valid && d.type != DTypeEnum::Float32)
+        ctx.fail_when_run("input 0 is {}; {}", dtype_string(d), what);
     for (size_t i = 1; i < n; ++i)
         if (!broadcasts_to(ctx.shape(i), ctx.shape(0)))
-            ctx.fail("input {} {} does not broadcast to input 0 {}", i, shape_string(ctx.shape(i)),
-                     shape_string(ctx.shape(0)));
-    ctx.set_output(0, DType::of(DTypeEnum::Float32), ctx.shape(0));
+            ctx.fail_when_run("input {} {} does not broadcast to input 0 {}", i, shape_string(ctx.shape(i)),
+                              shape_string(ctx.shape(0)));
+    ctx.set_output(0, d, ctx.shape(0));
 }
 
 }  // namespace

@@ -419,7 +419,17 @@ TEST(InferFakeQuant, Float32InputsScaleBroadcasts) {
             b.op("TQT", {x, b.constant<float>({3}, {1, 2, 3})});
         },
         "does not broadcast to input 0");
-    expect_refused([&] { b.op("LSQ", {b.input("h", dt(DTypeEnum::Float16), {8}), s, zp, s}); }, "Float32");
+    // Built, every input has one dtype (operator_node.cpp:297 init_output_dtype).
+    VarId h = b.input("h", dt(DTypeEnum::Float16), {8});
+    expect_refused(
+        [&] {
+            b.op("LSQ", {h, s, zp, s});
+        },
+        "input 1 is Float32, input 0 is Float16: every input must have one dtype");
+    // Float32 is check_layout_fwd's, when the graph runs: refused here too, saying so.
+    VarId h1 = b.input("h1", dt(DTypeEnum::Float16), {1});
+    expect_refused([&] { b.op("TQT", {h, h1}); }, "input 0 is Float16; TQT takes Float32");
+    expect_refused([&] { b.op("TQT", {h, h1}); }, "refuses it when the graph runs");
 }
 
 TEST(InferCheckNonFinite, OneFloat32OutputPerInputAndAnInt32Flag) {
