@@ -222,6 +222,35 @@ TEST(MakeFolds, MultiplyingByZeroOrRaisingToZeroIsAFilledBroadcast) {
     }
 }
 
+// PowC::make (basic_arith.cpp:1796-1803): exponent 1 returns x, exponent 0
+// make_scalar_dt(1).broadcast(x.symshape()); others make a PowC. (A real
+// MegEngine refused a PowC of exponent 0 or 1 written as one: "got_type=
+// expected_type=".)
+TEST(MakeFolds, APowCOfExponentOneIsItsInputAndOfExponentZeroAFilledBroadcast) {
+    for (float exp : {1.f, 0.f, 2.f, 0.5f}) {
+        GraphBuilder b;
+        b.output(b.op("PowC", {pooled(b)}, {{"exp", exp}}), "out");
+        const ir::Graph g = b.finish();
+        for (engine::DumpFormat f : {engine::DumpFormat::FBS_V2, engine::DumpFormat::FBS}) {
+            engine::DumpOptions o;
+            o.dump_format = f;
+            const Types want = exp == 1.f   ? Types{"Host2DeviceCopy", "Pooling"}
+                               : exp == 0.f ? Types{"ImmutableTensor", "Host2DeviceCopy", "Pooling",
+                                                    "GetVarShape", "Broadcast"}
+                                            : Types{"Host2DeviceCopy", "Pooling", "PowC"};
+            EXPECT_EQ(written_types(g, o), want) << exp;
+        }
+        if (exp != 0.f) continue;
+        auto bytes = owned_bytes(engine::dump_graph(g, {}).bytes.to_bytes());
+        const formats::LoadedModel m = load_bytes(bytes);
+        const ir::Graph& lg = m.graph;
+        float value;
+        std::memcpy(&value, lg.blobs.bytes(lg.tensors.blob[lg.oprs.tensors[0].begin]).data(), 4);
+        EXPECT_EQ(value, 1.f);
+        EXPECT_EQ(lg.vars.dtype[lg.outputs[0].value], kF32);
+    }
+}
+
 // The LOG optimizer "if (mode == Mode::EXP) return opr->input(0)"; FLOOR_DIV by 1
 // on integers returns the input (on floats it becomes FLOOR, an Elemwise).
 TEST(MakeFolds, LogOfExpAndIntegerFloorDivisionByOneAreTheInput) {

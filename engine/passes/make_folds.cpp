@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "engine/passes/const_infer.h"
@@ -215,6 +216,18 @@ struct Folder {
             if (type_of(in[0]) != v.broadcast || !const_analysis().value_const(g.output_var(o, 0))) return none();
             const auto broadcast = g.inputs_of(owner(in[0]));
             return broadcast.size() == 2 ? cast_before_broadcast(broadcast[0], broadcast[1], *to) : none();
+        }
+        // PowC::make (basic_arith.cpp:1796): exponent 1 is x itself, exponent 0
+        // make_scalar_dt(1).broadcast(x.symshape()).
+        if (type == v.pow_c) {
+            const auto params = g.params_of(o);
+            const double* exp = params.empty() || params[0].fields.empty()
+                                    ? nullptr
+                                    : std::get_if<double>(&params[0].fields[0]);
+            if (in.size() != 1 || !exp) return none();
+            if (almost_equal(static_cast<float>(*exp), 1.f)) return input(in[0]);
+            if (almost_equal(static_cast<float>(*exp), 0.f)) return filled(in[0], 1);
+            return none();
         }
         if (type != v.elemwise) return none();
         // Elemwise::make → gopt::optimize_elemwise_expr_inplace (inplace.cpp), at
