@@ -110,16 +110,23 @@ void dot(KernelContext& ctx) {
     const ir::DType dt = a.dtype();
     if (!(dt == b.dtype()))
         ctx.fail("inputs {} and {} must have one dtype", ir::dtype_string(dt), ir::dtype_string(b.dtype()));
-    if (a.elements() != b.elements()) ctx.fail("inputs have {} and {} elements", a.elements(), b.elements());
-    const size_t n = a.elements();
+    // Dot::scn_do_execute (blas.cpp:416): two 1-dim inputs of one length, or
+    // one of length 1, read with stride 0 along the other.
+    if (a.shape().ndim != 1 || b.shape().ndim != 1)
+        ctx.fail("inputs must be 1-dim, they are {} and {}", ir::shape_string(a.shape()),
+                 ir::shape_string(b.shape()));
+    const size_t na = a.elements(), nb = b.elements();
+    if (na != nb && na != 1 && nb != 1) ctx.fail("inputs have {} and {} elements, and neither has 1", na, nb);
+    const size_t n = na == nb || nb == 1 ? na : nb;
+    const size_t sa = na == n ? 1 : 0, sb = nb == n ? 1 : 0;
     if (is_float_dtype(dt.type)) {
         float sum = 0;
         if (dt.type == E::Float32) {
             auto x = a.data<float>(), y = b.data<float>();
-            for (size_t i = 0; i < n; ++i) sum += x[i] * y[i];
+            for (size_t i = 0; i < n; ++i) sum += x[i * sa] * y[i * sb];
         } else {
             const std::vector<float> x = to_floats(a), y = to_floats(b);
-            for (size_t i = 0; i < n; ++i) sum += x[i] * y[i];
+            for (size_t i = 0; i < n; ++i) sum += x[i * sa] * y[i * sb];
         }
         ctx.out(0) = from_floats(dt, ir::Shape::of({1}), std::vector<float>{sum});
         return;
@@ -133,7 +140,7 @@ void dot(KernelContext& ctx) {
         auto x = a.data<T>(), y = b.data<T>();
         uint64_t sum = 0;  // modular, like the wrapping accumulator
         for (size_t i = 0; i < n; ++i)
-            sum += static_cast<uint64_t>(static_cast<int64_t>(x[i]) * static_cast<int64_t>(y[i]));
+            sum += static_cast<uint64_t>(static_cast<int64_t>(x[i * sa]) * static_cast<int64_t>(y[i * sb]));
         out.mutable_data<T>()[0] = static_cast<T>(sum);
     });
     ctx.out(0) = std::move(out);

@@ -298,17 +298,22 @@ std::vector<double> reduce_values(const std::vector<double>& in, const Shape& is
 }
 
 void dot(InferContext& ctx) {
-    // blas.cpp Dot: no quantized inputs; the output shape is the constant [1];
-    // dnn/src/common/dot.cpp check_exec: 1-dim inputs of one length and dtype.
+    // blas.cpp Dot, built: no quantized inputs (the constructor), one dtype
+    // (OperatorNodeBase::init_output_dtype), and the output shape is the
+    // constant [1] whatever the inputs' shapes.
     const DType a = ctx.dtype(0), b = ctx.dtype(1);
     if (nn::is_quantized(a) || nn::is_quantized(b)) ctx.fail("Dot does not support quantized inputs");
     if (a.valid && b.valid && !(a == b))
         ctx.fail("inputs must have the same dtype, got {} and {}", dtype_string(a), dtype_string(b));
+    // Dot::scn_do_execute checks the shapes when the graph runs: 1-dim inputs of
+    // one length, or one of length 1, broadcast to the other's.
     const Shape &sa = ctx.shape(0), &sb = ctx.shape(1);
     for (const Shape* s : {&sa, &sb})
-        if (s->known() && s->ndim != 1) ctx.fail("Dot inputs must be 1-dim; got {}", shape_string(*s));
-    if (sa.known() && sb.known() && sa[0] != sb[0])
-        ctx.fail("inputs have different lengths: {} and {}", sa[0], sb[0]);
+        if (s->known() && s->ndim != 1)
+            ctx.fail_when_run("Dot inputs must be 1-dim; got {}", shape_string(*s));
+    if (sa.known() && sb.known() && sa.ndim == 1 && sb.ndim == 1 && sa[0] != sb[0] && sa[0] != 1 &&
+        sb[0] != 1)
+        ctx.fail_when_run("inputs have different lengths, {} and {}, and neither is 1", sa[0], sb[0]);
     ctx.set_output(0, a, Shape::of({1}));
 }
 

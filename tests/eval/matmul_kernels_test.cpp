@@ -108,6 +108,25 @@ TEST(MatmulKernels, DotSumsInTheInputType) {
     expect_values(out.at(1).value, {1}, {32});
 }
 
+TEST(MatmulKernels, DotBroadcastsAnInputOfLengthOne) {
+    // Dot::scn_do_execute (blas.cpp:416): a length-1 input is read with stride 0.
+    // 2·(1 − 3 + 0.5) = −3 either way round; as Int32, 3·(1 + 2 + 3) = 18.
+    GraphBuilder b;
+    VarId k = floats(b, {1}, {2});
+    VarId v = floats(b, {3}, {1, -3, 0.5f});
+    const DType i32 = DType::of(DTypeEnum::Int32);
+    VarId ik = constant<int32_t>(b, i32, {1}, {3});
+    VarId iv = constant<int32_t>(b, i32, {3}, {1, 2, 3});
+    b.output(b.op("Dot", {k, v}), "kv");
+    b.output(b.op("Dot", {v, k}), "vk");
+    b.output(b.op("Dot", {iv, ik}), "i");
+    ir::Graph g = b.finish();
+    const auto out = evaluate(g, {});
+    expect_values(out.at(0).value, {1}, {-3});
+    expect_values(out.at(1).value, {1}, {-3});
+    expect_values(out.at(2).value, {1}, {18});
+}
+
 TEST(MatmulKernels, PackedFormatsAreRefusedNamingTheFormat) {
     GraphBuilder b;
     VarId x = floats(b, {1, 1, 4, 4}, std::vector<float>(16));

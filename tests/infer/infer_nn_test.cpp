@@ -298,8 +298,14 @@ TEST(InferNn, BatchedMatrixMulAndDot) {
     VarId u = b.input("u", F32, {4}), v = b.input("v", F32, {4});
     EXPECT_EQ(shape_of(b, b.op("Dot", {u, v})), (std::vector<uint32_t>{1}));
     VarId v5 = b.input("v5", F32, {5});
-    expect_refused([&] { b.op("Dot", {u, v5}); }, "different lengths");
+    // Dot::scn_do_execute: the shapes are checked when the graph runs, and an
+    // input of length 1 is broadcast.
+    expect_refused([&] { b.op("Dot", {u, v5}); }, "different lengths, 4 and 5, and neither is 1");
+    expect_refused([&] { b.op("Dot", {u, v5}); }, "refuses it when the graph runs");
     expect_refused([&] { b.op("Dot", {a, a}); }, "1-dim");
+    VarId one = b.input("one", F32, {1});
+    EXPECT_EQ(shape_of(b, b.op("Dot", {one, v5})), (std::vector<uint32_t>{1}));
+    EXPECT_EQ(shape_of(b, b.op("Dot", {v5, one})), (std::vector<uint32_t>{1}));
 }
 
 // ------------------------------------------------------------------ MultiHeadAttn
