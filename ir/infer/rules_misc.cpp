@@ -35,9 +35,17 @@ void same_shape(InferContext& ctx) { ctx.set_output(0, ctx.dtype(0), ctx.shape(0
 void mark_dynamic(InferContext& ctx) { ctx.set_output(0, ctx.dtype(0), Shape{}); }
 
 void assert_equal(InferContext& ctx) {
-    // utility.cpp:460 scn_do_execute_finish: the error input is a scalar.
+    // Built, AssertEqual keeps OperatorNodeBase::init_output_dtype
+    // (operator_node.cpp:297): expect, get and error of one dtype.
+    const DType d = ctx.dtype(0);
+    for (size_t i = 1; i < ctx.nr_inputs(); ++i)
+        if (d.valid && ctx.dtype(i).valid && !(ctx.dtype(i) == d))
+            ctx.fail("input {} is {}, input 0 (expect) is {}: every input must have one dtype", i,
+                     dtype_string(ctx.dtype(i)), dtype_string(d));
+    // utility.cpp:460 scn_do_execute_finish, when the graph runs: the error
+    // input is a scalar.
     if (ctx.nr_inputs() == 3 && ctx.shape(2).known() && !(ctx.shape(2) == Shape::of({1})))
-        ctx.fail("the error input (input 2) must be a scalar, got {}", shape_string(ctx.shape(2)));
+        ctx.fail_when_run("the error input (input 2) must be a scalar, got {}", shape_string(ctx.shape(2)));
     forward_input(ctx);
 }
 

@@ -41,6 +41,16 @@ TEST(InferMisc, AssertEqual) {
     // utility.cpp:424: forwards the expected value; the error is a scalar.
     EXPECT_EQ(shape_of(b, b.op("AssertEqual", {x, y, b.input("e", F32, {1})})), (Dims{2, 3}));
     expect_refused([&] { b.op("AssertEqual", {x, y, x}); }, "must be a scalar");
+    expect_refused([&] { b.op("AssertEqual", {x, y, x}); }, "refuses it when the graph runs");
+    // operator_node.cpp:303, when built (a real MegEngine refused an Int32
+    // expect with a Float32 error: "get different dtypes for input").
+    VarId i = b.input("i", DType::of(DTypeEnum::Int32), {2, 3});
+    expect_refused(
+        [&] {
+            b.op("AssertEqual", {i, i, b.input("ef", F32, {1})});
+        },
+        "input 2 is Float32, input 0 (expect) is Int32: every input must have one dtype");
+    expect_refused([&] { b.op("AssertEqual", {x, i}); }, "input 1 is Int32");
 }
 
 TEST(InferMisc, DropoutAndRng) {
