@@ -372,6 +372,34 @@ TEST(ModelReader, AGraphMegEngineRefusesOnlyWhenItRunsIsReadAndNotDumpedAgain) {
     EXPECT_TRUE(test::load_bytes(test::owned_bytes(test::appendix_c_v2())).graph.inferred);
 }
 
+TEST(ModelReader, AReshapeToAnotherElementCountIsReadAndNotDumpedAgain) {
+    // MegEngine builds a Reshape with its target as the shape and compares the
+    // element counts when it compiles the graph (a real MegEngine loaded this
+    // file and ran it on a [4]). The input's record is made [6] after building.
+    ir::GraphBuilder b;
+    const ir::VarId x = b.input("x", ir::DType::of(ir::DTypeEnum::Float32), {4});
+    b.output(b.op("Reshape", {x, b.constant<int32_t>({2}, {2, 2})}), "r");
+    ir::Graph g = b.finish();
+    const uint32_t six[] = {6};
+    const ir::Range dims = g.add_dims(six);
+    g.tensors.shape[g.oprs.tensors[g.vars.owner[x.value].value].begin] = dims;
+    g.vars.shape[x.value] = dims;
+    const auto bytes = test::owned_bytes(engine::dump_graph(g, engine::DumpOptions{}).bytes.to_bytes());
+    const formats::LoadedModel m = test::load_bytes(bytes);
+    const auto out = m.graph.var_shape(m.graph.outputs[0]);
+    EXPECT_EQ(std::vector<uint32_t>(out.begin(), out.end()), (std::vector<uint32_t>{2, 2}));
+    EXPECT_FALSE(m.graph.inferred);
+    try {
+        engine::dump_graph(m.graph, engine::redump_options(m));
+        FAIL() << "a graph MegEngine refuses to run was written";
+    } catch (const GraphError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("can not reshape [6] (6 elements) to [2,2] (4 elements)"), std::string::npos)
+            << what;
+        EXPECT_NE(what.find("refuses it when the graph runs"), std::string::npos) << what;
+    }
+}
+
 // A graph built over Float32 whose input records (and the vars that follow
 // their dtype) are then given `dtype`: what a MegEngine dumper writes for a
 // graph MegEngine builds with that dtype, which the builder refuses.

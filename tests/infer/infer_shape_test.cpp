@@ -66,6 +66,23 @@ TEST(InferShape, ReshapeRefusals) {
     VarId x = b.input("x", F32, {2, 6});
     // basic_types.cpp try_reshape: element counts must match.
     expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({2}, {5, 2})}); }, "12 elements");
+    // Compared when the graph is compiled to run, unless the input is a constant,
+    // whose value MegEngine infers (and so compares) when it builds the graph.
+    expect_refused(
+        [&] {
+            b.op("Reshape", {x, b.constant<int32_t>({2}, {5, 2})});
+        },
+        "refuses it when the graph runs");
+    const VarId k = b.constant<float>({6}, {1, 2, 3, 4, 5, 6});
+    try {
+        b.op("Reshape", {k, b.constant<int32_t>({2}, {2, 2})});
+        ADD_FAILURE() << "a constant reshaped to another element count was built";
+    } catch (const GraphError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("can not reshape [6] (6 elements) to [2,2] (4 elements)"), std::string::npos)
+            << what;
+        EXPECT_EQ(what.find("when the graph runs"), std::string::npos) << what;
+    }
     expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({2}, {5, -1})}, {{"axis", 1}}); },
                    "with axis 1 unspecified");
     expect_refused([&] { b.op("Reshape", {x, b.constant<int32_t>({2}, {3, 4})}, {{"axis", 2}}); },
